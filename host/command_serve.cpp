@@ -1,1 +1,124 @@
-// placeholder
+// `algenta-host serve`: verify bundles, find the GPU, select exactly one
+// engine, load it through the verified path, open the checkpoint.
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "commands.hpp"
+#include "loader/verified_loader.hpp"
+#include "plugin_catalog.hpp"
+#include "plugin_report.hpp"
+
+namespace algenta::host {
+namespace {
+
+bool is_automatic(const std::string& backend) { return backend == "auto" || backend == "cuda"; }
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out.empty() ? "none" : out;
+}
+
+// Whether this host meets a backend's requirements: the same selection the
+// host would make if asked for the backend by name.
+std::string requirement_verdict(const Catalog& catalog, const loader::Candidate& candidate,
+                                const loader::GpuProbeResult& gpus) {
+  const loader::Selection by_name =
+      loader::select_plugin(catalog.candidates, gpus, candidate.entry.name, true);
+  if (!by_name.chosen) return "no: " + by_name.failure;
+  for (const std::string& soname : candidate.entry.host_libraries) {
+    void* handle = ::dlopen(soname.c_str(), RTLD_LAZY | RTLD_LOCAL);
+    if (handle == nullptr) return "no: host library " + soname + " not found";
+    ::dlclose(handle);
+  }
+  if (candidate.entry.role == "oracle") return "yes (only when named, with --allow-oracle)";
+  const loader::Selection automatic = loader::select_plugin(catalog.candidates, gpus, "auto", false);
+  const bool is_auto_choice =
+      automatic.chosen && automatic.chosen->entry.name == candidate.entry.name;
+  return is_auto_choice ? "yes (automatic choice on this host)"
+                        : "yes (by name only; not this GPU's exact target)";
+}
+
+int list_backends(const Catalog& catalog, const loader::GpuProbeResult& gpus) {
+  if (catalog.candidates.empty()) {
+    std::cout << "no verified backends (see the rejected lines above)\n";
+    return kExitRefused;
+  }
+  for (const loader::Candidate& c : catalog.candidates) {
+    const manifest::PluginEntry& e = c.entry;
+    std::cout << e.name << "\n"
+              << "  role: " << e.role << "\n"
+              << "  target: " << e.target << "\n"
+              << "  families: " << join(e.families) << "\n"
+              << "  host libraries: " << join(e.host_libraries) << "\n"
+              << "  minimum NVIDIA driver: "
+              << (e.min_driver > 0 ? std::to_string(e.min_driver) : std::string("none")) << "\n"
+              << "  bundle: " << c.bundle << "\n"
+              << "  this host meets it: " << requirement_verdict(catalog, c, gpus) << "\n";
+  }
+  return kExitOk;
+}
+
+int open_engine(const loader::LoadedPlugin& plugin, const std::string& model_dir) {
+  if (model_dir.empty()) {
+    std::cerr << "algenta-host serve: --model DIR is required (a prepared checkpoint directory)\n";
+    return kExitUsage;
+  }
+  if (!std::filesystem::is_directory(model_dir)) {
+    std::cerr << "algenta-host serve: model directory " << model_dir << " does not exist\n";
+    return kExitUsage;
+  }
+  AlgentaEngineOpen_Args args{};
+  args.struct_size = sizeof args;
+  args.checkpoint_dir = model_dir.c_str();
+  if (AlgentaError* error = plugin.table().engine_open(&args)) {
+    const PluginFailure failure = take_error(plugin.table(), error);
+    std::cerr << "algenta-host serve: " << plugin.entry().name << " could not open " << model_dir
+              << " (" << status_name(failure.code) << "): " << failure.message << "\n";
+    return kExitEngine;
+  }
+  plugin.table().engine_close(args.engine);
+  std::cerr << "algenta-host serve: the HTTP front end is not part of this build; the engine "
+               "opened and was closed again\n";
+  return kExitEngine;
+}
+
+}  // namespace
+
+int run_serve(const HostPaths& paths, const ServeOptions& options) {
+  const Catalog catalog = build_catalog(paths, unix_now());
+  if (!catalog.keyring_problem.empty()) std::cerr << "keyring: " << catalog.keyring_problem << "\n";
+  log_rejections(catalog.rejected);
+  const loader::GpuProbeResult gpus = loader::probe_gpus();
+  if (options.list_backends) return list_backends(catalog, gpus);
+
+#ifndef ALGENTA_HAVE_CUDA_ENGINES
+  if (is_automatic(options.backend)) {
+    std::cerr << "algenta-host serve: this algenta-host was built without CUDA engines "
+                 "(configured with -DALGENTA_CUDA=OFF); rebuild with -DALGENTA_CUDA=ON, or run "
+                 "the oracle explicitly with --plugin cpu_oracle --allow-oracle\n";
+    return kExitRefused;
+  }
+#endif
+  const loader::Selection selection =
+      loader::select_plugin(catalog.candidates, gpus, options.backend, options.allow_oracle);
+  log_rejections(selection.rejected);
+  if (!selection.chosen) {
+    std::cerr << "algenta-host serve: " << selection.failure << "\n";
+    return kExitRefused;
+  }
+  std::unique_ptr<loader::LoadedPlugin> plugin;
+  try {
+    plugin = loader::load_verified_plugin(selection.chosen->bundle, selection.chosen->entry);
+  } catch (const std::exception& e) {
+    std::cerr << "algenta-host serve: refused to load " << selection.chosen->entry.name << ": "
+              << e.what() << "\n";
+    return kExitRefused;
+  }
+  std::cerr << "selected " << describe_descriptor(plugin->table()) << "\n";
+  return open_engine(*plugin, options.model_dir);
+}
+
+}  // namespace algenta::host

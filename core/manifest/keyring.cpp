@@ -1,1 +1,77 @@
-// placeholder
+// The keyring: trusted Ed25519 public keys, one PEM per *.pub file. Keys are
+// indexed by the id computed from the key itself, never by file name, so a
+// renamed file cannot make one key pass for another.
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "manifest/crypto.hpp"
+#include "manifest/trust.hpp"
+
+namespace algenta::manifest {
+namespace fs = std::filesystem;
+namespace {
+
+// Anyone who can write the keyring can make their own key trusted.
+void require_not_world_writable(const fs::path& path, const char* what) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && (info.st_mode & S_IWOTH) != 0) {
+    throw ManifestError(std::string(what) + " " + path.string() +
+                        " is world-writable; refusing to trust keys from it");
+  }
+}
+
+std::string read_key_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream bytes;
+  if (!(in && bytes << in.rdbuf())) {
+    throw ManifestError("cannot read keyring file " + file.string());
+  }
+  return bytes.str();
+}
+
+}  // namespace
+
+Keyring Keyring::load(const fs::path& directory) {
+  std::error_code error;
+  if (!fs::is_directory(directory, error)) {
+    throw ManifestError("keyring directory " + directory.string() + " does not exist" +
+                        (error ? " (" + error.message() + ")" : std::string()));
+  }
+  require_not_world_writable(directory, "keyring directory");
+  Keyring keyring;
+  try {
+    for (const fs::directory_entry& entry : fs::directory_iterator(directory)) {
+      if (entry.path().extension() != ".pub" || !entry.is_regular_file()) continue;
+      require_not_world_writable(entry.path(), "keyring file");
+      try {
+        keyring.add(read_key_file(entry.path()));
+      } catch (const CryptoError& bad_key) {
+        throw ManifestError("keyring file " + entry.path().string() +
+                            " is not an Ed25519 public key: " + bad_key.what());
+      }
+    }
+  } catch (const fs::filesystem_error& listing) {
+    throw ManifestError("cannot list keyring directory " + directory.string() + ": " +
+                        listing.code().message());
+  }
+  return keyring;
+}
+
+const std::string* Keyring::find(const std::string& key_id) const {
+  const auto found = keys_.find(key_id);
+  return found == keys_.end() ? nullptr : &found->second;
+}
+
+std::vector<std::string> Keyring::key_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& [id, pem] : keys_) ids.push_back(id);
+  return ids;
+}
+
+void Keyring::add(const std::string& public_pem) {
+  keys_[key_id_of_public_pem(public_pem)] = public_pem;
+}
+
+}  // namespace algenta::manifest

@@ -30,6 +30,8 @@ struct PluginEntry {
   std::vector<std::string> families;
   std::vector<std::string> host_libraries;  // sonames, e.g. "libcublas.so.13"
   std::uint32_t min_driver = 0;  // NVIDIA driver major (e.g. 580); 0 = none
+
+  bool operator==(const PluginEntry&) const = default;
 };
 
 struct Manifest {
@@ -39,6 +41,8 @@ struct Manifest {
   std::string expires;        // RFC 3339 UTC
   std::string key_id;         // see crypto.hpp key_id_of()
   std::vector<PluginEntry> plugins;
+
+  bool operator==(const Manifest&) const = default;
 };
 
 // Strict parse: rejects input over kMaxManifestBytes, invalid UTF-8, duplicate

@@ -1,0 +1,29 @@
+// Small text helpers shared by the commands that talk to a loaded plugin.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "algenta/plugin_abi.h"
+#include "loader/gpu_probe.hpp"
+
+namespace algenta::host {
+
+// Copies the error's message and code, then hands the error back to the
+// plugin to free (the ABI's ownership rule).
+struct PluginFailure {
+  AlgentaStatusCode code;
+  std::string message;
+};
+PluginFailure take_error(const AlgentaPluginV1& table, AlgentaError* error);
+const char* status_name(AlgentaStatusCode code);
+
+// One line: name, role, target, ABI, families, kernel and fact-range counts.
+std::string describe_descriptor(const AlgentaPluginV1& table);
+
+// "NVIDIA H200, compute capability 9.0, 139.8 GiB"
+std::string describe_gpu(const loader::GpuDevice& gpu);
+
+std::int64_t unix_now();
+
+}  // namespace algenta::host
