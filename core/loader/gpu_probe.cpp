@@ -143,12 +143,13 @@ void probe_cuda_devices(GpuProbeResult& result) {
                                " (driver too old or not an NVIDIA driver)");
     return;
   }
+  // cuDriverGetVersion works before cuInit, so it is known even when init fails.
+  if (int version = 0; api.driver_get_version(&version) == 0) {
+    result.cuda_driver_api = version;
+  }
   if (CuResult s = api.init(0); s != 0) {
     append_problem(result, "cuInit failed: " + describe(api, s));
     return;
-  }
-  if (int version = 0; api.driver_get_version(&version) == 0) {
-    result.cuda_driver_api = version;
   }
   int count = 0;
   if (CuResult s = api.device_get_count(&count); s != 0) {
