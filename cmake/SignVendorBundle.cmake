@@ -7,8 +7,10 @@ add_custom_command(
   COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/dev-signing ${ALGENTA_KEYRING_DIR}
   COMMAND $<TARGET_FILE:algenta-sign> keygen --private ${_dev_key} --public ${_dev_pub}
   COMMAND $<TARGET_FILE:algenta-sign> trust --public ${_dev_pub} --keyring ${ALGENTA_KEYRING_DIR}
-  DEPENDS algenta-sign
   COMMENT "Making the development signing key")
+# No file dependency on algenta-sign: relinking the tool must not make a new
+# key (keygen refuses to overwrite one). The generator expressions already
+# order the tool before these commands.
 
 get_property(_vendor_plugins GLOBAL PROPERTY ALGENTA_VENDOR_PLUGINS)
 set(_plugin_files)

@@ -1,1 +1,110 @@
-// placeholder
+#include "sign_bundle.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "describe_plugin.hpp"
+#include "file_io.hpp"
+#include "manifest/crypto.hpp"
+#include "manifest/trust.hpp"
+
+namespace algenta::sign {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::int64_t kSecondsPerDay = 86400;
+
+bool is_plugin_file_name(const std::string& name) {
+  return name.size() > 6 && name.starts_with("lib") && name.ends_with(".so");
+}
+
+// The version of the manifest already in the bundle, if there is one. A
+// manifest that cannot be read stops signing: guessing would risk reusing or
+// lowering a version that hosts already accepted.
+std::optional<std::uint64_t> existing_version(const fs::path& plugins_dir) {
+  const fs::path file = plugins_dir / manifest::kManifestFile;
+  std::error_code error;
+  if (!fs::exists(fs::symlink_status(file, error))) return std::nullopt;
+  try {
+    return manifest::parse_manifest(read_file(file)).version;
+  } catch (const manifest::ManifestError& bad) {
+    throw SignError("cannot take the version of the existing " + file.string() + " (" +
+                    bad.what() + "); fix or remove it");
+  }
+}
+
+std::uint64_t choose_version(const SignOptions& options, std::optional<std::uint64_t> existing) {
+  if (options.version) {
+    if (existing && *options.version < *existing) {
+      throw SignError("--version " + std::to_string(*options.version) +
+                      " is lower than the bundle's current version " + std::to_string(*existing) +
+                      "; hosts that accepted it would refuse this as a rollback");
+    }
+    return *options.version;
+  }
+  if (!existing) return 1;
+  if (*existing == std::numeric_limits<std::uint64_t>::max()) {
+    throw SignError("the bundle's version " + std::to_string(*existing) + " cannot be raised");
+  }
+  return *existing + 1;
+}
+
+manifest::PluginEntry entry_for(const fs::path& file) {
+  const std::string bytes = read_file(file);
+  manifest::PluginEntry entry = describe_plugin(file);
+  entry.file = file.filename().string();
+  entry.sha256 = manifest::sha256_hex(bytes);
+  entry.size = bytes.size();
+  entry.min_driver = entry.target.starts_with("sm_") ? kCudaMinDriver : 0;
+  return entry;
+}
+
+// Plugin files of a bundle: regular files named lib*.so, sorted by name.
+std::vector<fs::path> list_plugin_files(const fs::path& plugins_dir) {
+  std::vector<fs::path> files;
+  try {
+    for (const fs::directory_entry& entry : fs::directory_iterator(plugins_dir)) {
+      // symlink_status: a symlink is not a plugin file, whatever it points to.
+      if (fs::is_regular_file(entry.symlink_status()) &&
+          is_plugin_file_name(entry.path().filename().string())) {
+        files.push_back(entry.path());
+      }
+    }
+  } catch (const fs::filesystem_error& error) {
+    throw IoError("cannot list " + plugins_dir.string() + ": " + error.code().message());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+manifest::Manifest sign_bundle(const SignOptions& options) {
+  const std::string private_pem = read_file(options.private_key);
+  const std::string key_id =
+      manifest::key_id_of_public_pem(manifest::public_pem_of_private_pem(private_pem));
+
+  manifest::Manifest manifest;
+  manifest.version = choose_version(options, existing_version(options.plugins_dir));
+  manifest.issued = manifest::format_utc_timestamp(options.now_unix_seconds);
+  manifest.expires = manifest::format_utc_timestamp(options.now_unix_seconds +
+                                                    options.valid_days * kSecondsPerDay);
+  manifest.key_id = key_id;
+  for (const fs::path& file : list_plugin_files(options.plugins_dir)) {
+    manifest.plugins.push_back(entry_for(file));
+  }
+
+  const std::string bytes = manifest::serialize_manifest(manifest);
+  try {
+    // What a plugin declares must pass the same strict rules hosts apply.
+    manifest::parse_manifest(bytes);
+  } catch (const manifest::ManifestError& invalid) {
+    throw SignError(std::string("refusing to sign an invalid manifest: ") + invalid.what());
+  }
+  const std::string signature = manifest::sign_ed25519(private_pem, bytes);
+  replace_file(options.plugins_dir / manifest::kManifestFile, bytes, 0644);
+  replace_file(options.plugins_dir / manifest::kSignatureFile, signature, 0644);
+  return manifest;
+}
+
+}  // namespace algenta::sign

@@ -35,9 +35,12 @@ std::string read_key_file(const fs::path& file) {
 
 Keyring Keyring::load(const fs::path& directory) {
   std::error_code error;
-  if (!fs::is_directory(directory, error)) {
-    throw ManifestError("keyring directory " + directory.string() + " does not exist" +
-                        (error ? " (" + error.message() + ")" : std::string()));
+  const fs::file_status status = fs::status(directory, error);
+  if (!fs::is_directory(status)) {
+    const std::string why = status.type() == fs::file_type::not_found ? "does not exist"
+                            : error ? "cannot be read: " + error.message()
+                                    : "is not a directory";
+    throw ManifestError("keyring directory " + directory.string() + " " + why);
   }
   require_not_world_writable(directory, "keyring directory");
   Keyring keyring;

@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kMaxShownChars = 60;
+constexpr std::size_t kMaxShownChars = 80;  // room for a quoted SHA-256 digest
 constexpr std::size_t kMaxNameChars = 64;
 constexpr std::size_t kMaxFileNameChars = 255;
 // The deepest valid manifest is 3 containers deep (plugins[i].abi); the cap
@@ -153,7 +153,8 @@ json parse_json(std::string_view bytes) {
                        [&guard](int, json::parse_event_t event, json& parsed) {
                          return guard.on_event(event, parsed);
                        });
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {
+    // parse_error, and out_of_range for numbers such as 1e999.
     fail(std::string("manifest is not valid JSON: ") + error.what());
   }
 }
@@ -190,11 +191,14 @@ bool is_file_name(std::string_view text) {
 // Reads the fields of one JSON object; `path` names it in messages.
 class ObjectReader {
  public:
-  ObjectReader(const json& object, std::string path, std::vector<std::string> known)
-      : object_(object), path_(std::move(path)) {
+  ObjectReader(const json& object, std::string path) : object_(object), path_(std::move(path)) {
     if (!object_.is_object()) {
       fail(name_of("") + " is " + shown(object_) + ", expected a JSON object");
     }
+  }
+
+  // Typo safety: a misspelt optional field must not be silently ignored.
+  void reject_unknown_fields(const std::vector<std::string>& known) const {
     for (const auto& item : object_.items()) {
       if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
         std::string allowed;
@@ -279,9 +283,9 @@ std::string timestamp(const ObjectReader& reader, const std::string& name,
 }
 
 PluginEntry read_plugin(const json& value, const std::string& path) {
-  const ObjectReader reader(value, path,
-                            {"file", "sha256", "size", "name", "role", "target", "abi",
-                             "families", "host_libraries", "min_driver"});
+  const ObjectReader reader(value, path);
+  reader.reject_unknown_fields({"file", "sha256", "size", "name", "role", "target", "abi",
+                                "families", "host_libraries", "min_driver"});
   PluginEntry entry;
   entry.file = reader.string("file", is_file_name, kFileNameForm);
   entry.sha256 = reader.string("sha256", is_sha256, kHexDigest);
@@ -290,7 +294,8 @@ PluginEntry read_plugin(const json& value, const std::string& path) {
   entry.role = reader.string("role", is_role, "\"engine\" or \"oracle\"");
   entry.target = reader.string("target", is_name, kNameForm);
   const ObjectReader abi(reader.field("abi", "an object {\"major\": N, \"minor\": N}"),
-                         reader.name_of("abi"), {"major", "minor"});
+                         reader.name_of("abi"));
+  abi.reject_unknown_fields({"major", "minor"});
   entry.abi_major = static_cast<std::uint32_t>(
       abi.unsigned_integer("major", 1, kU32Max, "an integer from 1 to 4294967295"));
   entry.abi_minor = static_cast<std::uint32_t>(
@@ -324,15 +329,10 @@ Manifest parse_manifest(std::string_view bytes) {
 
   // The schema first: a manifest of another schema is reported as such, not
   // as a list of unknown fields.
+  const ObjectReader reader(root, "");
   Manifest manifest;
-  if (const auto schema = root.find("schema"); schema != root.end()) {
-    if (!schema->is_string() || !is_schema(schema->get_ref<const std::string&>())) {
-      fail("schema is " + shown(*schema) + ", expected \"" + std::string(kSchema) + "\"");
-    }
-  }
-  const ObjectReader reader(root, "",
-                            {"schema", "version", "issued", "expires", "key_id", "plugins"});
   manifest.schema = reader.string("schema", is_schema, "\"algenta.plugin-manifest/1\"");
+  reader.reject_unknown_fields({"schema", "version", "issued", "expires", "key_id", "plugins"});
   manifest.version = reader.unsigned_integer("version", 0, kU64Max, "a non-negative integer");
   std::int64_t issued = 0;
   std::int64_t expires = 0;

@@ -23,7 +23,7 @@ std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
   y -= m <= 2 ? 1 : 0;
   const std::int64_t era = floor_div(y, 400);
   const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }

@@ -1,1 +1,200 @@
-// placeholder
+// The trust decision for one bundle. manifest.json is read once into memory;
+// the signature is checked over exactly those bytes, and only then is their
+// content believed. Every refusal names the one fact that failed.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "manifest/crypto.hpp"
+#include "manifest/trust.hpp"
+
+namespace algenta::manifest {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::size_t kSignatureBytes = 64;
+constexpr std::size_t kKeyIdChars = 32;
+
+// A refusal raised by one check and turned into the verdict's reason.
+struct Refused {
+  std::string reason;
+};
+
+[[noreturn]] void refuse(std::string reason) { throw Refused{std::move(reason)}; }
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(FileDescriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Anyone who can write here could swap the files under the host's feet.
+void require_not_world_writable(const struct stat& info, const std::string& what) {
+  if ((info.st_mode & S_IWOTH) != 0) refuse(what + " is world-writable");
+}
+
+struct stat stat_of(int fd) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) refuse(std::string("fstat failed: ") + std::strerror(errno));
+  return info;
+}
+
+FileDescriptor open_bundle_directory(const fs::path& directory) {
+  FileDescriptor dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.get() < 0) {
+    refuse("bundle directory " + directory.string() + " cannot be opened: " +
+           std::strerror(errno));
+  }
+  require_not_world_writable(stat_of(dir.get()), "bundle directory " + directory.string());
+  return dir;
+}
+
+// Opens a file of the bundle without following a symlink (O_NOFOLLOW) and
+// without blocking on a FIFO (O_NONBLOCK), then reads it whole, refusing it
+// when its size breaks `size_rule` (which refuses with its own message).
+template <typename SizeRule>
+std::string read_bundle_file(int dir_fd, const std::string& name, SizeRule size_rule) {
+  FileDescriptor file(
+      ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (file.get() < 0) {
+    if (errno == ENOENT) refuse(name + " missing");
+    if (errno == ELOOP) refuse(name + " is a symlink; bundle files must be regular files");
+    refuse(name + " cannot be opened: " + std::strerror(errno));
+  }
+  const struct stat info = stat_of(file.get());
+  if (!S_ISREG(info.st_mode)) refuse(name + " is not a regular file");
+  require_not_world_writable(info, name);
+  const auto size = static_cast<std::uint64_t>(info.st_size);
+  size_rule(size);
+
+  std::string bytes(size + 1, '\0');  // one spare byte detects growth
+  std::size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t n = ::read(file.get(), bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) refuse(name + " cannot be read: " + std::strerror(errno));
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  if (got != size) refuse(name + " changed size while being read");
+  bytes.resize(size);
+  return bytes;
+}
+
+bool is_key_id(const std::string& text) {
+  if (text.size() != kKeyIdChars) return false;
+  for (const char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+// Before the signature is checked, the one thing read from the manifest is
+// which key claims to have signed it; everything else waits for the check.
+std::string claimed_key_id(const std::string& bytes) {
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(bytes);
+  } catch (const nlohmann::json::parse_error& error) {
+    // The offset only: the parser's excerpt of unverified bytes may be binary.
+    refuse(std::string(kManifestFile) + " is not valid JSON (error at byte " +
+           std::to_string(error.byte) + ")");
+  } catch (const nlohmann::json::exception& error) {
+    refuse(std::string(kManifestFile) + " is not valid JSON (" + error.what() + ")");
+  }
+  const auto key_id = root.is_object() ? root.find("key_id") : root.end();
+  if (!root.is_object() || key_id == root.end() || !key_id->is_string()) {
+    refuse(std::string(kManifestFile) + " has no key_id string");
+  }
+  if (!is_key_id(key_id->get<std::string>())) {
+    refuse(std::string(kManifestFile) + " key_id " +
+           key_id->dump(-1, ' ', true, nlohmann::json::error_handler_t::replace).substr(0, 80) +
+           " is not " + std::to_string(kKeyIdChars) + " lowercase hex digits");
+  }
+  return key_id->get<std::string>();
+}
+
+const std::string& trusted_key(const Keyring& keyring, const std::string& key_id) {
+  if (const std::string* pem = keyring.find(key_id)) return *pem;
+  std::string trusted;
+  for (const std::string& id : keyring.key_ids()) trusted += (trusted.empty() ? "" : ", ") + id;
+  refuse("unknown signing key id " + key_id + " (trusted: " +
+         (trusted.empty() ? "none" : trusted) + ")");
+}
+
+Manifest check_bundle(const fs::path& directory, const Keyring& keyring,
+                      const VersionState& state, std::int64_t now) {
+  const FileDescriptor dir = open_bundle_directory(directory);
+  const std::string bytes = read_bundle_file(dir.get(), kManifestFile, [](std::uint64_t size) {
+    if (size > kMaxManifestBytes) {
+      refuse(std::string(kManifestFile) + " is " + std::to_string(size) +
+             " bytes, over the cap of " + std::to_string(kMaxManifestBytes) + " bytes");
+    }
+  });
+  const std::string signature =
+      read_bundle_file(dir.get(), kSignatureFile, [](std::uint64_t size) {
+        if (size != kSignatureBytes) {
+          refuse("signature is " + std::to_string(size) + " bytes, Ed25519 signatures are " +
+                 std::to_string(kSignatureBytes));
+        }
+      });
+
+  const std::string key_id = claimed_key_id(bytes);
+  if (!verify_ed25519(trusted_key(keyring, key_id), bytes, signature)) {
+    refuse("signature does not verify over " + std::string(kManifestFile) +
+           " (edited after signing, or signed by another key)");
+  }
+
+  Manifest manifest;
+  try {
+    manifest = parse_manifest(bytes);
+  } catch (const ManifestError& error) {
+    refuse(std::string(kManifestFile) + ": " + error.what());
+  }
+  if (now >= parse_utc_timestamp(manifest.expires)) {
+    refuse("expired at " + manifest.expires + " (now " + format_utc_timestamp(now) + ")");
+  }
+  if (const auto accepted = state.accepted(key_id); accepted && manifest.version < *accepted) {
+    refuse("version " + std::to_string(manifest.version) + " is lower than version " +
+           std::to_string(*accepted) + " already accepted for key " + key_id + " (rollback)");
+  }
+  return manifest;
+}
+
+}  // namespace
+
+BundleVerdict verify_bundle(const fs::path& directory, const Keyring& keyring,
+                            VersionState& state, std::int64_t now_unix_seconds) {
+  BundleVerdict verdict;
+  verdict.directory = directory;
+  try {
+    Manifest manifest = check_bundle(directory, keyring, state, now_unix_seconds);
+    state.record(manifest.key_id, manifest.version);
+    state.save();
+    verdict.manifest = std::move(manifest);
+    verdict.accepted = true;
+  } catch (const Refused& refused) {
+    verdict.reason = refused.reason;
+  } catch (const std::exception& error) {
+    // Failures of the machinery (memory, a key, the state file) also refuse.
+    verdict.reason = error.what();
+  }
+  return verdict;
+}
+
+}  // namespace algenta::manifest

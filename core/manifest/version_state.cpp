@@ -2,6 +2,7 @@
 // kept as {"versions": {"<key_id>": N}}. A damaged file is an error, never a
 // silent reset: forgetting the versions would re-admit old signed manifests.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>

@@ -202,7 +202,7 @@ TEST_CASE("the oracle is never chosen automatically, even alone", "[selection]")
   }
 }
 
-TEST_CASE("--plugin NAME overrides the GPU's target", "[selection]") {
+TEST_CASE("explicit --plugin NAME overrides the GPU's target", "[selection]") {
   const auto candidates = vendor_candidates();
   const Selection selection =
       select_plugin(candidates, gpu(9, 0, "NVIDIA H200"), "cuda_sm80", false);
@@ -212,7 +212,7 @@ TEST_CASE("--plugin NAME overrides the GPU's target", "[selection]") {
   CHECK_THAT(*reason_for(selection, "cuda_sm90a"), Contains("--plugin cuda_sm80"));
 }
 
-TEST_CASE("--plugin of a GPU engine still needs an NVIDIA GPU", "[selection]") {
+TEST_CASE("explicit --plugin of a GPU engine still needs an NVIDIA GPU", "[selection]") {
   const auto candidates = vendor_candidates();
   const Selection selection = select_plugin(candidates, no_driver(), "cuda_sm80", false);
   CHECK_FALSE(selection.chosen);
@@ -222,7 +222,7 @@ TEST_CASE("--plugin of a GPU engine still needs an NVIDIA GPU", "[selection]") {
   require_every_candidate_accounted(candidates, selection);
 }
 
-TEST_CASE("--plugin of the oracle needs --allow-oracle", "[selection]") {
+TEST_CASE("explicit --plugin of the oracle needs --allow-oracle", "[selection]") {
   const auto candidates = vendor_candidates();
 
   SECTION("refused without allow_oracle") {
@@ -241,7 +241,7 @@ TEST_CASE("--plugin of the oracle needs --allow-oracle", "[selection]") {
   }
 }
 
-TEST_CASE("--plugin with an unknown name lists the names on offer", "[selection]") {
+TEST_CASE("explicit --plugin with an unknown name lists the names on offer", "[selection]") {
   const auto candidates = vendor_candidates();
   const Selection selection = select_plugin(candidates, gpu(9, 0), "cuda_sm100", false);
   CHECK_FALSE(selection.chosen);

@@ -1,1 +1,251 @@
-// placeholder
+// Trust decisions over signed bundles: keyring, signatures, expiry, rollback
+// state and the file-system checks, each refusal naming its fact.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "manifest/trust.hpp"
+#include "support/bundle_fixture.hpp"
+
+namespace fs = std::filesystem;
+using namespace algenta::manifest;
+using namespace algenta::test;
+using Catch::Contains;
+
+namespace {
+
+constexpr auto kBundlePerms = fs::perms::owner_all | fs::perms::group_read |
+                              fs::perms::group_exec | fs::perms::others_read |
+                              fs::perms::others_exec;
+
+// A bundle directory with one plugin file, signed on demand by `key`.
+struct SignedBundle {
+  TempDir temp;
+  TestKey key = make_test_key();
+  fs::path bundle = temp.path() / "bundle";
+  Keyring keyring;
+
+  SignedBundle() {
+    fs::create_directory(bundle);
+    fs::permissions(bundle, kBundlePerms);
+    write_file(bundle / "libacme_engine.so", "plugin bytes");
+    keyring.add(key.pair.public_pem);
+  }
+
+  Manifest sign(std::uint64_t version, int valid_days = 30) {
+    Manifest m = make_manifest(key, version, valid_days);
+    m.plugins.push_back(
+        entry_for_file(bundle / "libacme_engine.so", "acme_engine", "engine", "sm_86"));
+    write_signed_manifest(bundle, m, key);
+    return m;
+  }
+
+  BundleVerdict verify(VersionState& state, std::int64_t now = now_unix()) const {
+    return verify_bundle(bundle, keyring, state, now);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a bundle signed by a trusted key is accepted", "[trust]") {
+  SignedBundle b;
+  const Manifest signed_manifest = b.sign(3);
+  VersionState state;
+  const BundleVerdict verdict = b.verify(state);
+  INFO(verdict.reason);
+  REQUIRE(verdict.accepted);
+  CHECK(verdict.reason.empty());
+  CHECK(verdict.directory == b.bundle);
+  REQUIRE(verdict.manifest.has_value());
+  CHECK(*verdict.manifest == signed_manifest);
+  CHECK(state.accepted(b.key.key_id) == std::uint64_t{3});
+}
+
+TEST_CASE("a bundle signed by an unknown key is refused with the trusted ids", "[trust]") {
+  SignedBundle b;
+  b.sign(1);
+  const TestKey other = make_test_key();
+  Keyring other_keyring;
+  other_keyring.add(other.pair.public_pem);
+  VersionState state;
+  const BundleVerdict verdict = verify_bundle(b.bundle, other_keyring, state, now_unix());
+  CHECK_FALSE(verdict.accepted);
+  CHECK_THAT(verdict.reason, Contains("unknown signing key id " + b.key.key_id +
+                                      " (trusted: " + other.key_id + ")"));
+  CHECK_FALSE(state.accepted(b.key.key_id).has_value());
+}
+
+TEST_CASE("a signature made by another key is refused", "[trust]") {
+  SignedBundle b;
+  b.sign(1);
+  const std::string bytes = read_file(b.bundle / kManifestFile);
+  write_file(b.bundle / kSignatureFile,
+             sign_ed25519(make_test_key().pair.private_pem, bytes));
+  VersionState state;
+  const BundleVerdict verdict = b.verify(state);
+  CHECK_FALSE(verdict.accepted);
+  CHECK_THAT(verdict.reason, Contains("signature does not verify over manifest.json"));
+}
+
+TEST_CASE("editing one whitespace byte after signing is refused", "[trust]") {
+  SignedBundle b;
+  const Manifest signed_manifest = b.sign(1);
+  std::string bytes = read_file(b.bundle / kManifestFile);
+  bytes[bytes.find(' ')] = '\t';
+  REQUIRE(parse_manifest(bytes) == signed_manifest);  // same content, other bytes
+  write_file(b.bundle / kManifestFile, bytes);
+  VersionState state;
+  const BundleVerdict verdict = b.verify(state);
+  CHECK_FALSE(verdict.accepted);
+  CHECK_THAT(verdict.reason, Contains("signature does not verify over manifest.json") &&
+                                 Contains("edited after signing"));
+}
+
+TEST_CASE("an expired manifest is refused with both times", "[trust]") {
+  SignedBundle b;
+  const Manifest m = b.sign(1, 30);
+  const std::int64_t later = now_unix() + 31 * 86400;
+  VersionState state;
+  const BundleVerdict verdict = b.verify(state, later);
+  CHECK_FALSE(verdict.accepted);
+  CHECK_THAT(verdict.reason, Contains("expired at " + m.expires + " (now " +
+                                      format_utc_timestamp(later) + ")"));
+}
+
+TEST_CASE("a rolled-back version is refused across two loads of the state file", "[trust]") {
+  SignedBundle b;
+  const fs::path state_file = b.temp.path() / "state" / "nested" / "versions.json";
+
+  b.sign(5);
+  {
+    VersionState state = VersionState::load(state_file);
+    CHECK_FALSE(state.accepted(b.key.key_id).has_value());
+    REQUIRE(b.verify(state).accepted);
+  }
+  REQUIRE(fs::exists(state_file));
+
+  b.sign(4);
+  VersionState reloaded = VersionState::load(state_file);
+  CHECK(reloaded.accepted(b.key.key_id) == std::uint64_t{5});
+  const BundleVerdict verdict = b.verify(reloaded);
+  CHECK_FALSE(verdict.accepted);
+  CHECK_THAT(verdict.reason, Contains("version 4 is lower than version 5 already accepted for key " +
+                                      b.key.key_id + " (rollback)"));
+
+  b.sign(5);
+  CHECK(b.verify(reloaded).accepted);
+  b.sign(6);
+  CHECK(b.verify(reloaded).accepted);
+  CHECK(VersionState::load(state_file).accepted(b.key.key_id) == std::uint64_t{6});
+}
+
+TEST_CASE("a missing or mis-sized signature file is refused", "[trust]") {
+  SignedBundle b;
+  b.sign(1);
+  VersionState state;
+  SECTION("missing") {
+    fs::remove(b.bundle / kSignatureFile);
+    CHECK_THAT(b.verify(state).reason, Contains("manifest.json.sig missing"));
+  }
+  SECTION("63 bytes") {
+    write_file(b.bundle / kSignatureFile, std::string(63, 'x'));
+    CHECK_THAT(b.verify(state).reason, Contains("signature is 63 bytes, Ed25519 signatures are 64"));
+  }
+}
+
+TEST_CASE("a missing manifest.json is refused", "[trust]") {
+  SignedBundle b;
+  VersionState state;
+  const BundleVerdict verdict = b.verify(state);
+  CHECK_FALSE(verdict.accepted);
+  CHECK_THAT(verdict.reason, Contains("manifest.json missing"));
+}
+
+TEST_CASE("a symlinked manifest.json is refused, not followed", "[trust]") {
+  SignedBundle b;
+  b.sign(1);
+  const fs::path elsewhere = b.temp.path() / "elsewhere.json";
+  fs::rename(b.bundle / kManifestFile, elsewhere);
+  fs::create_symlink(elsewhere, b.bundle / kManifestFile);
+  VersionState state;
+  const BundleVerdict verdict = b.verify(state);
+  CHECK_FALSE(verdict.accepted);
+  CHECK_THAT(verdict.reason, Contains("manifest.json is a symlink"));
+}
+
+TEST_CASE("world-writable bundle paths are refused", "[trust]") {
+  SignedBundle b;
+  b.sign(1);
+  VersionState state;
+  SECTION("the bundle directory") {
+    fs::permissions(b.bundle, fs::perms::all);
+    const BundleVerdict verdict = b.verify(state);
+    CHECK_FALSE(verdict.accepted);
+    CHECK_THAT(verdict.reason,
+               Contains("bundle directory " + b.bundle.string() + " is world-writable"));
+  }
+  SECTION("manifest.json") {
+    fs::permissions(b.bundle / kManifestFile, fs::perms::others_write, fs::perm_options::add);
+    CHECK_THAT(b.verify(state).reason, Contains("manifest.json is world-writable"));
+  }
+}
+
+TEST_CASE("a missing bundle directory is a refusal, not an exception", "[trust]") {
+  SignedBundle b;
+  VersionState state;
+  const BundleVerdict verdict = verify_bundle(b.temp.path() / "absent", b.keyring, state, now_unix());
+  CHECK_FALSE(verdict.accepted);
+  CHECK_THAT(verdict.reason, Contains("absent") && Contains("cannot be opened"));
+}
+
+TEST_CASE("a malformed version state file is refused, never reset", "[trust]") {
+  TempDir temp;
+  const fs::path file = temp.path() / "versions.json";
+  CHECK_FALSE(VersionState::load(file).accepted("a").has_value());  // missing: empty
+
+  write_file(file, "{\"versions\": {\"" + std::string(32, 'a') + "\": \"five\"}}");
+  REQUIRE_THROWS_WITH(VersionState::load(file),
+                      Contains(file.string()) && Contains("not a non-negative integer"));
+  write_file(file, "{\"versions\": {}} trailing");
+  REQUIRE_THROWS_WITH(VersionState::load(file), Contains(file.string()) && Contains("not valid JSON"));
+  write_file(file, "{\"version\": {}}");
+  REQUIRE_THROWS_WITH(VersionState::load(file), Contains("is malformed"));
+}
+
+TEST_CASE("version state keeps the highest version per key", "[trust]") {
+  TempDir temp;
+  VersionState state = VersionState::load(temp.path() / "v.json");
+  state.record("k1", 7);
+  state.record("k1", 3);
+  state.record("k2", 1);
+  state.save();
+  const VersionState reloaded = VersionState::load(temp.path() / "v.json");
+  CHECK(reloaded.accepted("k1") == std::uint64_t{7});
+  CHECK(reloaded.accepted("k2") == std::uint64_t{1});
+}
+
+TEST_CASE("the keyring indexes *.pub keys by the id computed from the key", "[trust]") {
+  TempDir temp;
+  const TestKey a = make_test_key();
+  const TestKey b = make_test_key();
+  write_file(temp.path() / "vendor.pub", a.pair.public_pem);
+  write_file(temp.path() / (a.key_id + ".pub"), b.pair.public_pem);  // misleading name
+  write_file(temp.path() / "README", "not a key");
+  const Keyring keyring = Keyring::load(temp.path());
+  CHECK(keyring.key_ids().size() == 2);
+  REQUIRE(keyring.find(a.key_id) != nullptr);
+  CHECK(*keyring.find(a.key_id) == a.pair.public_pem);
+  REQUIRE(keyring.find(b.key_id) != nullptr);
+  CHECK(*keyring.find(b.key_id) == b.pair.public_pem);
+  CHECK(keyring.find(std::string(32, '0')) == nullptr);
+}
+
+TEST_CASE("a bad keyring is refused naming the file or directory", "[trust]") {
+  TempDir temp;
+  REQUIRE_THROWS_WITH(Keyring::load(temp.path() / "absent"),
+                      Contains((temp.path() / "absent").string()) && Contains("does not exist"));
+  write_file(temp.path() / "broken.pub", "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n");
+  REQUIRE_THROWS_WITH(Keyring::load(temp.path()),
+                      Contains((temp.path() / "broken.pub").string()) &&
+                          Contains("not an Ed25519 public key"));
+}
