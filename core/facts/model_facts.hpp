@@ -55,8 +55,8 @@ struct ModelFacts {
   std::int64_t vocab_size = 0;
   std::int64_t max_position_embeddings = 0;
 
-  double rope_theta = 0.0;
-  RopeScaling rope_scaling;
+  double rope_theta = 0.0;    // gemma3: global layers; see rope_local_base_freq
+  RopeScaling rope_scaling;   // gemma3: applies to the global layers only
   double rms_norm_eps = 0.0;
 
   bool tie_word_embeddings = false;
