@@ -21,7 +21,26 @@ struct ServeOptions {
   std::string model_dir;
 };
 
+struct ConformOptions {
+  std::string checkpoint_dir;
+  std::string backend = "cuda";  // cuda | cpu_oracle | a plugin name | all
+  bool backend_defaulted = true;
+  std::string json_file;
+  bool probe = false;
+  bool table = false;
+};
+
+struct PrepareOptions {
+  std::string checkpoint_dir;
+  std::string out_dir;
+  std::string dtype = "bf16";  // f32 | bf16 | f16
+};
+
 int run_doctor(const HostPaths& paths);
+// Exit codes: 0 supported, 3 supported pending the tensor probe, 2 refused,
+// 1 unusable input.
+int run_conform(const HostPaths& paths, const ConformOptions& options);
+int run_prepare(const PrepareOptions& options);
 int run_serve(const HostPaths& paths, const ServeOptions& options);
 
 }  // namespace algenta::host

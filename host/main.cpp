@@ -30,11 +30,38 @@ int main(int argc, char** argv) {
                   "them");
   serve->add_option("--model", serve_options.model_dir, "prepared checkpoint directory");
 
+  ConformOptions conform_options;
+  CLI::App* conform = app.add_subcommand(
+      "conform", "will a checkpoint run on a backend? (exit 0 supported, 3 pending the tensor "
+                 "probe, 2 refused, 1 unusable input)");
+  conform->add_option("checkpoint", conform_options.checkpoint_dir,
+                      "Hugging Face checkpoint directory (config.json, safetensors)");
+  conform->add_option("--backend", conform_options.backend,
+                      "cuda | cpu_oracle | a plugin name | all")
+      ->each([&](const std::string&) { conform_options.backend_defaulted = false; });
+  conform->add_option("--json", conform_options.json_file, "also write the report as JSON");
+  conform->add_flag("--probe", conform_options.probe,
+                    "read the safetensors headers (never the data) and check every tensor");
+  conform->add_flag("--table", conform_options.table,
+                    "print the declared fact ranges and kernels per backend and family, and the "
+                    "onboarded checkpoints");
+
+  PrepareOptions prepare_options;
+  CLI::App* prepare = app.add_subcommand(
+      "prepare", "convert a checkpoint once into the resident format every engine reads");
+  prepare->add_option("checkpoint", prepare_options.checkpoint_dir, "Hugging Face checkpoint")
+      ->required();
+  prepare->add_option("--out", prepare_options.out_dir, "output directory")->required();
+  prepare->add_option("--dtype", prepare_options.dtype, "weight dtype of the output")
+      ->check(CLI::IsMember({"f32", "bf16", "f16"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
   if (*doctor) return run_doctor(paths);
+  if (*conform) return run_conform(paths, conform_options);
+  if (*prepare) return run_prepare(prepare_options);
   return run_serve(paths, serve_options);
 }

@@ -8,6 +8,33 @@ namespace {
 
 constexpr const char* kFamilies[] = {"llama", "qwen2", "qwen3"};
 
+#define ALGENTA_RANGE(fact, lo, hi) \
+  {sizeof(AlgentaFactRange), "*", fact, ALGENTA_FACT_INT_RANGE, lo, hi, nullptr}
+#define ALGENTA_ONE_OF(fact, allowed) \
+  {sizeof(AlgentaFactRange), "*", fact, ALGENTA_FACT_ONE_OF, 0, 0, allowed}
+
+// fp32 reference arithmetic takes any size that fits in memory; what it
+// refuses are the model features it does not compute.
+constexpr AlgentaFactRange kFactRanges[] = {
+    ALGENTA_RANGE("hidden_size", 1, 65536),
+    ALGENTA_RANGE("intermediate_size", 1, 262144),
+    ALGENTA_RANGE("head_dim", 2, 1024),
+    ALGENTA_RANGE("num_attention_heads", 1, 1024),
+    ALGENTA_RANGE("num_key_value_heads", 1, 1024),
+    ALGENTA_RANGE("num_hidden_layers", 1, 1024),
+    ALGENTA_RANGE("vocab_size", 2, 1048576),
+    ALGENTA_RANGE("max_position_embeddings", 1, 1048576),
+    ALGENTA_RANGE("mlp_bias", 0, 0),
+    ALGENTA_RANGE("sliding_window", 0, 0),
+    ALGENTA_ONE_OF("rope_scaling", "none,llama3,linear"),
+    ALGENTA_ONE_OF("hidden_act", "silu"),
+    ALGENTA_ONE_OF("mlp_kind", "dense"),
+    ALGENTA_ONE_OF("attention_kind", "grouped_query"),
+};
+
+#undef ALGENTA_RANGE
+#undef ALGENTA_ONE_OF
+
 constexpr AlgentaDescriptor kDescriptor = {
     sizeof(AlgentaDescriptor),
     "cpu_oracle",
@@ -16,8 +43,8 @@ constexpr AlgentaDescriptor kDescriptor = {
     ALGENTA_PLUGIN_VERSION,
     kFamilies,
     sizeof(kFamilies) / sizeof(kFamilies[0]),
-    nullptr,
-    0,
+    kFactRanges,
+    sizeof(kFactRanges) / sizeof(kFactRanges[0]),
     nullptr,
     0,
     nullptr,

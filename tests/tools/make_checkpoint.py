@@ -136,24 +136,48 @@ def write_safetensors(path, tensors, dtype):
     serialize_file(specs, path, metadata={"format": "pt"})
 
 
-def write_checkpoint(out, family, dtype="bf16", shards=1, seed=0, tied=False):
-    """Writes the checkpoint; returns (config, tensors) for tests to compare."""
+def as_multimodal_gemma3(config, tensors):
+    """Gemma3ForConditionalGeneration layout: the text model nested in
+    text_config, its tensors under language_model.model., plus a vision
+    tower that the text engines leave out."""
+    text = {k: v for k, v in config.items() if k not in ("architectures", "torch_dtype")}
+    text["model_type"] = "gemma3_text"
+    outer = {"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3",
+             "text_config": text, "torch_dtype": config["torch_dtype"],
+             "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 32,
+                               "patch_size": 14, "image_size": 56},
+             "mm_tokens_per_image": 16, "image_token_index": 255}
+    nested = {"language_model." + name: array for name, array in tensors.items()}
+    sample = next(iter(tensors.values()))
+    nested["vision_tower.vision_model.embeddings.patch_embedding.weight"] = \
+        np.zeros((32, 3, 14, 14), dtype=sample.dtype)
+    return outer, nested
+
+
+def write_checkpoint(out, family, dtype="bf16", shards=1, seed=0, tied=False, multimodal=False):
+    """Writes the checkpoint; returns (config, tensors) for tests to compare:
+    the text model's tensors under their *ForCausalLM names."""
     os.makedirs(out, exist_ok=True)
-    config = family_config(family, dtype, tied)
+    config = family_config(family, dtype, tied or multimodal)
     tensors = random_tensors(tensor_shapes(family, config), dtype, seed)
+    stored = tensors
+    if multimodal:
+        if family != "gemma3":
+            raise SystemExit("--multimodal is the gemma3 conditional-generation layout")
+        config, stored = as_multimodal_gemma3(config, tensors)
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
     if shards <= 1:
-        write_safetensors(os.path.join(out, "model.safetensors"), tensors, dtype)
+        write_safetensors(os.path.join(out, "model.safetensors"), stored, dtype)
         return config, tensors
-    names = sorted(tensors)
+    names = sorted(stored)
     weight_map = {}
     for s in range(shards):
-        part = {n: tensors[n] for n in names[s::shards]}
+        part = {n: stored[n] for n in names[s::shards]}
         file = f"model-{s + 1:05d}-of-{shards:05d}.safetensors"
         write_safetensors(os.path.join(out, file), part, dtype)
         weight_map.update({n: file for n in part})
-    index = {"metadata": {"total_size": sum(a.nbytes for a in tensors.values())},
+    index = {"metadata": {"total_size": sum(a.nbytes for a in stored.values())},
              "weight_map": dict(sorted(weight_map.items()))}
     with open(os.path.join(out, "model.safetensors.index.json"), "w") as f:
         json.dump(index, f, indent=2)
@@ -168,8 +192,11 @@ def main():
     parser.add_argument("--shards", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tied", action="store_true")
+    parser.add_argument("--multimodal", action="store_true",
+                        help="gemma3 only: Gemma3ForConditionalGeneration layout")
     args = parser.parse_args()
-    write_checkpoint(args.out, args.family, args.dtype, args.shards, args.seed, args.tied)
+    write_checkpoint(args.out, args.family, args.dtype, args.shards, args.seed, args.tied,
+                     args.multimodal)
     return 0
 
 
