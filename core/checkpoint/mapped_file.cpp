@@ -63,6 +63,17 @@ void ReadOnlyFile::read_at(std::uint64_t offset, std::span<std::byte> into) cons
   }
 }
 
+std::string read_whole_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
+  const ReadOnlyFile file = ReadOnlyFile::open(path);
+  if (file.size() > max_bytes) {
+    throw CheckpointError(file.name(), "", "is " + std::to_string(file.size()) + " bytes; allowed: at most " +
+                                               std::to_string(max_bytes));
+  }
+  std::string text(static_cast<std::size_t>(file.size()), '\0');
+  file.read_at(0, std::as_writable_bytes(std::span(text)));
+  return text;
+}
+
 MappedBytes MappedBytes::map(const ReadOnlyFile& file) {
   if (file.size() == 0) return {};
   if (file.size() > SIZE_MAX) throw CheckpointError(file.name(), "", "is too large to map");

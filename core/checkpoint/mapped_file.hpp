@@ -37,6 +37,10 @@ class ReadOnlyFile {
   std::uint64_t size_ = 0;
 };
 
+// A small file (JSON index, manifest) read whole; larger than `max_bytes` is
+// refused before anything is allocated.
+std::string read_whole_file(const std::filesystem::path& path, std::uint64_t max_bytes);
+
 // The whole file mapped PROT_READ, MAP_PRIVATE. Pages are read on first
 // touch, so mapping a 100 GB checkpoint costs nothing until data is used.
 // An empty file gives an empty span and no mapping.

@@ -8,6 +8,7 @@
 
 #include "checkpoint/checkpoint_error.hpp"
 #include "checkpoint/durable_files.hpp"
+#include "checkpoint/mapped_file.hpp"
 #include "checkpoint/dtype_convert.hpp"
 #include "checkpoint/resident_reader.hpp"
 #include "checkpoint/sha256_stream.hpp"
@@ -128,10 +129,34 @@ struct ResidentWriter::State {
 
 namespace {
 
+// Replacing OUT removes it, so only what a writer made may be replaced: an
+// absent OUT, an empty directory, or one whose manifest.json names this
+// format. A mistyped --out pointing at the source checkpoint is refused.
+void check_replaceable(const std::filesystem::path& out_dir) {
+  std::error_code error;
+  const auto status = std::filesystem::symlink_status(out_dir, error);
+  if (!std::filesystem::exists(status)) return;
+  if (std::filesystem::is_directory(status) && std::filesystem::is_empty(out_dir, error) && !error) return;
+  bool is_resident = false;
+  try {
+    const std::string text = read_whole_file(out_dir / kResidentManifestFileName, kMaxResidentManifestBytes);
+    const json manifest = json::parse(text);
+    is_resident = manifest.is_object() && manifest.value("format", "") == kResidentFormat;
+  } catch (const std::exception&) {
+    is_resident = false;
+  }
+  if (!is_resident) {
+    throw CheckpointError(out_dir.string(), "",
+                          "exists and is not a resident checkpoint (no manifest.json of format " +
+                              std::string(kResidentFormat) + "); refusing to replace it, remove it first");
+  }
+}
+
 // Checks done before anything touches the disk.
 void check_writer_arguments(const std::filesystem::path& out_dir, Dtype dtype, const json& source,
                             const json& facts) {
   const std::string out_name = out_dir.string();
+  if (out_dir.empty()) throw CheckpointError("<output>", "", "the output directory path is empty");
   if (!resident_dtype_name(dtype)) {
     throw CheckpointError(out_name, "", "target dtype " + std::string(dtype_name(dtype)) +
                                             " is not a resident dtype; allowed: BF16, F16, F32");
@@ -147,6 +172,7 @@ void check_writer_arguments(const std::filesystem::path& out_dir, Dtype dtype, c
       throw CheckpointError(out_name, "", std::string(what) + " holds a string that is not valid UTF-8");
     }
   }
+  check_replaceable(out_dir);
 }
 
 }  // namespace
@@ -252,6 +278,7 @@ void ResidentWriter::commit() {
   s.blob.finish();
   const json manifest = s.manifest(s.blob_hash.finish_hex());
   write_file_synced(s.staging.path() / kResidentManifestFileName, manifest.dump(2) + "\n");
+  check_replaceable(s.staging.final_path());  // it may have changed meanwhile
   s.staging.publish();
   s.committed = true;
 }

@@ -159,24 +159,13 @@ class ManifestChecker {
   std::string file_;
 };
 
-std::string read_manifest_text(const std::filesystem::path& path) {
-  const ReadOnlyFile file = ReadOnlyFile::open(path);
-  if (file.size() > kMaxResidentManifestBytes) {
-    throw CheckpointError(file.name(), "", "is " + std::to_string(file.size()) + " bytes; allowed: at most " +
-                                               std::to_string(kMaxResidentManifestBytes));
-  }
-  std::string text(file.size(), '\0');
-  file.read_at(0, std::as_writable_bytes(std::span(text)));
-  return text;
-}
-
 }  // namespace
 
 ResidentCheckpoint ResidentCheckpoint::open(const std::filesystem::path& dir, bool verify_blob_checksum) {
   const std::filesystem::path manifest_path = dir / kResidentManifestFileName;
   const std::string manifest_name = manifest_path.string();
   const json manifest =
-      parse_strict_json_object(read_manifest_text(manifest_path), manifest_name, kMaxManifestDepth, false);
+      parse_strict_json_object(read_whole_file(manifest_path, kMaxResidentManifestBytes), manifest_name, kMaxManifestDepth, false);
   const ManifestChecker check(manifest_name);
 
   check.exact_keys("", "the manifest", manifest, kManifestKeys);

@@ -22,17 +22,6 @@ bool path_exists(const std::filesystem::path& path) {
   return std::filesystem::exists(path, ignored);
 }
 
-std::string read_index_text(const std::filesystem::path& path) {
-  const ReadOnlyFile file = ReadOnlyFile::open(path);
-  if (file.size() > kMaxShardIndexBytes) {
-    throw CheckpointError(file.name(), "", "is " + std::to_string(file.size()) +
-                                               " bytes; allowed: at most " + std::to_string(kMaxShardIndexBytes));
-  }
-  std::string text(file.size(), '\0');
-  file.read_at(0, std::as_writable_bytes(std::span(text)));
-  return text;
-}
-
 // A shard must be a file directly inside the checkpoint directory.
 bool is_plain_file_name(std::string_view name) {
   if (name.empty() || name == "." || name.find("..") != std::string_view::npos) return false;
@@ -77,7 +66,7 @@ std::vector<SafetensorsFile> open_indexed_shards(const std::filesystem::path& di
                                                  const std::filesystem::path& index_path,
                                                  SafetensorsAccess access) {
   const std::string index_name = index_path.string();
-  const json index = parse_strict_json_object(read_index_text(index_path), index_name, kMaxIndexDepth, false);
+  const json index = parse_strict_json_object(read_whole_file(index_path, kMaxShardIndexBytes), index_name, kMaxIndexDepth, false);
   const std::map<std::string, std::string> weight_map = read_weight_map(index_name, index);
 
   std::map<std::string, std::size_t> shard_of_name;  // each shard opened once, in name order

@@ -100,6 +100,9 @@ json read_json_object(std::string_view text, const std::string& file) {
         });
   } catch (const json::parse_error& error) {
     throw FactsError(file, "document", "is not valid JSON: " + parse_error_text(error));
+  } catch (const json::exception& error) {
+    // e.g. out_of_range for a number beyond a double (1e400)
+    throw FactsError(file, "document", std::string("cannot be read as JSON: ") + error.what());
   }
   if (!document.is_object()) {
     throw FactsError(file, "document",

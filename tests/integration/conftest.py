@@ -9,6 +9,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 
 HOST = os.environ.get("ALGENTA_HOST", "")
 FIXTURES = os.environ.get("ALGENTA_FIXTURES", "")
+# A -DALGENTA_CUDA=OFF build has no CUDA plugin to ask for its declarations.
+needs_cuda_plugins = pytest.mark.skipif(
+    os.environ.get("ALGENTA_CUDA_PLUGINS") != "1",
+    reason="built with -DALGENTA_CUDA=OFF: no CUDA plugins to ask")
 
 
 class Host:

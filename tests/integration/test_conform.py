@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from conftest import fixture_config
+from conftest import fixture_config, needs_cuda_plugins
 from make_checkpoint import write_checkpoint
 
 SUPPORTED = ["Llama-3.2-1B", "Llama-3.2-3B-Instruct", "Qwen3-0.6B", "Qwen2.5-7B-Instruct",
@@ -15,6 +15,7 @@ REFUSED = {"Mixtral-8x7B-v0.1": "mlp_kind = mixture_of_experts",
            "DeepSeek-V3": "attention_kind = latent"}
 
 
+@needs_cuda_plugins
 @pytest.mark.parametrize("model", SUPPORTED)
 def test_real_configs_are_supported_pending_probe(host, model):
     r = host.run("conform", fixture_config(model), "--backend", "cuda")
@@ -22,6 +23,7 @@ def test_real_configs_are_supported_pending_probe(host, model):
     assert "verdict: supported_pending_probe" in r.stdout
 
 
+@needs_cuda_plugins
 @pytest.mark.parametrize("model,fact", sorted(REFUSED.items()))
 def test_real_configs_that_must_be_refused(host, model, fact):
     r = host.run("conform", fixture_config(model), "--backend", "cuda")
@@ -41,6 +43,7 @@ def test_refusal_names_fact_value_and_range_in_json(host, tmp_path):
     assert "llama" in refusal["allowed"]
 
 
+@needs_cuda_plugins
 def test_out_of_range_fact_is_named(host, tmp_path):
     model = tmp_path / "big"
     shutil.copytree(fixture_config("Qwen3-0.6B"), model)
@@ -83,6 +86,7 @@ def test_unusable_inputs_exit_1(host, tmp_path):
     assert r.returncode == 1 and "config.json" in r.stderr
 
 
+@needs_cuda_plugins
 def test_table_lists_ranges_kernels_and_onboarded(host, tmp_path):
     host.run("conform", fixture_config("Qwen3-0.6B"), "--backend", "cuda")
     r = host.run("conform", "--table")

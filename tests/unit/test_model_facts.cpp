@@ -449,6 +449,7 @@ TEST_CASE("malformed configs name the fact at fault", "[facts]") {
   expect_facts_error(good + " x", "document");  // trailing garbage
   expect_facts_error(good + "{}", "document");  // a second document
   expect_facts_error("", "document");
+  expect_facts_error(R"({"hidden_size": 1e400})", "document");  // beyond a double
 
   json config = small_llama();
   config.erase("hidden_size");

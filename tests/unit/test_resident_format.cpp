@@ -451,6 +451,36 @@ TEST_CASE("the writer refuses bad arguments before touching the disk", "[residen
                       Contains(out.string()) && Contains("target dtype I8 is not a resident dtype"));
   REQUIRE_THROWS_WITH(ResidentWriter(out, Dtype::F32, json::array(), kFacts), Contains("source must be a JSON object"));
   REQUIRE_THROWS_WITH(ResidentWriter(out, Dtype::F32, kSource, "x"), Contains("facts must be a JSON object"));
+  REQUIRE_THROWS_WITH(ResidentWriter("", Dtype::F32, kSource, kFacts), Contains("output directory path is empty"));
+  CHECK(siblings_of(out).empty());
+}
+
+TEST_CASE("only an empty directory or an earlier resident output is replaced", "[resident]") {
+  TempDir dir;
+  const fs::path out = dir.path() / "out";
+  fs::create_directory(out);
+  SECTION("an empty directory") {
+    write_resident(out, Dtype::F32);
+    CHECK(resident_is_current(out, kSource, Dtype::F32));
+  }
+  SECTION("a directory holding something else, e.g. the source checkpoint") {
+    write_file(out / "model.safetensors", "weights");
+    REQUIRE_THROWS_WITH(ResidentWriter(out, Dtype::F32, kSource, kFacts),
+                        Contains(out.string()) && Contains("is not a resident checkpoint") &&
+                            Contains("refusing to replace it"));
+    CHECK(read_file(out / "model.safetensors") == "weights");
+  }
+  SECTION("a file in its place") {
+    fs::remove(out);
+    write_file(out, "x");
+    REQUIRE_THROWS_WITH(ResidentWriter(out, Dtype::F32, kSource, kFacts), Contains("is not a resident checkpoint"));
+  }
+  SECTION("something else appears there while writing") {
+    ResidentWriter writer(out, Dtype::F32, kSource, kFacts);
+    write_file(out / "notes.txt", "mine");
+    REQUIRE_THROWS_WITH(writer.commit(), Contains("refusing to replace it"));
+    CHECK(read_file(out / "notes.txt") == "mine");
+  }
   CHECK(siblings_of(out).empty());
 }
 
