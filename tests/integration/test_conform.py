@@ -8,8 +8,8 @@ import pytest
 from conftest import fixture_config, needs_cuda_plugins
 from make_checkpoint import write_checkpoint
 
-SUPPORTED = ["Llama-3.2-1B", "Llama-3.2-3B-Instruct", "Qwen3-0.6B", "Qwen2.5-7B-Instruct",
-             "gemma-3-27b-it"]
+SUPPORTED = ["Llama-3.2-1B", "Llama-3.2-3B", "Llama-3.2-3B-Instruct", "Qwen3-0.6B", "Qwen2.5-7B-Instruct",
+             "Mistral-7B-Instruct-v0.3", "gemma-3-27b-it"]
 REFUSED = {"Mixtral-8x7B-v0.1": "mlp_kind = mixture_of_experts",
            "Qwen3-30B-A3B": "mlp_kind = mixture_of_experts",
            "DeepSeek-V3": "attention_kind = latent"}
