@@ -8,12 +8,11 @@
 #include "commands.hpp"
 #include "loader/verified_loader.hpp"
 #include "plugin_catalog.hpp"
+#include "plugin_choice.hpp"
 #include "plugin_report.hpp"
 
 namespace algenta::host {
 namespace {
-
-bool is_automatic(const std::string& backend) { return backend == "auto" || backend == "cuda"; }
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -88,36 +87,19 @@ int open_engine(const loader::LoadedPlugin& plugin, const std::string& model_dir
 }  // namespace
 
 int run_serve(const HostPaths& paths, const ServeOptions& options) {
-  const Catalog catalog = build_catalog(paths, unix_now());
-  if (!catalog.keyring_problem.empty()) std::cerr << "keyring: " << catalog.keyring_problem << "\n";
-  log_rejections(catalog.rejected);
-  const loader::GpuProbeResult gpus = loader::probe_gpus();
-  if (options.list_backends) return list_backends(catalog, gpus);
-
-#ifndef ALGENTA_HAVE_CUDA_ENGINES
-  if (is_automatic(options.backend)) {
-    std::cerr << "algenta-host serve: this algenta-host was built without CUDA engines "
-                 "(configured with -DALGENTA_CUDA=OFF); rebuild with -DALGENTA_CUDA=ON, or run "
-                 "the oracle explicitly with --plugin cpu_oracle --allow-oracle\n";
-    return kExitRefused;
-  }
-#endif
-  const loader::Selection selection =
-      loader::select_plugin(catalog.candidates, gpus, options.backend, options.allow_oracle);
-  log_rejections(selection.rejected);
-  if (!selection.chosen) {
-    std::cerr << "algenta-host serve: " << selection.failure << "\n";
-    return kExitRefused;
+  if (options.list_backends) {
+    const Catalog catalog = build_catalog(paths, unix_now());
+    if (!catalog.keyring_problem.empty()) std::cerr << "keyring: " << catalog.keyring_problem << "\n";
+    log_rejections(catalog.rejected);
+    return list_backends(catalog, loader::probe_gpus());
   }
   std::unique_ptr<loader::LoadedPlugin> plugin;
   try {
-    plugin = loader::load_verified_plugin(selection.chosen->bundle, selection.chosen->entry);
-  } catch (const std::exception& e) {
-    std::cerr << "algenta-host serve: refused to load " << selection.chosen->entry.name << ": "
-              << e.what() << "\n";
+    plugin = choose_and_load(paths, options.backend, options.allow_oracle);
+  } catch (const ChoiceRefused& e) {
+    std::cerr << "algenta-host serve: " << e.what() << "\n";
     return kExitRefused;
   }
-  std::cerr << "selected " << describe_descriptor(plugin->table()) << "\n";
   return open_engine(*plugin, options.model_dir);
 }
 

@@ -3,7 +3,10 @@
 // missing accelerator), 3 the engine failed.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "host_paths.hpp"
 
@@ -36,7 +39,17 @@ struct PrepareOptions {
   std::string dtype = "bf16";  // f32 | bf16 | f16
 };
 
+struct GenerateOptions {
+  std::string model_dir;         // prepared checkpoint
+  std::string backend = "auto";  // auto | cuda | plugin name
+  std::vector<std::int32_t> prompt_ids;
+  std::size_t max_tokens = 16;
+  std::uint32_t max_context = 0;  // 0 = the model's maximum
+  std::string logits_file;
+};
+
 int run_doctor(const HostPaths& paths);
+int run_generate(const HostPaths& paths, const GenerateOptions& options);
 // Exit codes: 0 supported, 3 supported pending the tensor probe, 2 refused,
 // 1 unusable input.
 int run_conform(const HostPaths& paths, const ConformOptions& options);

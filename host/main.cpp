@@ -55,6 +55,23 @@ int main(int argc, char** argv) {
   prepare->add_option("--dtype", prepare_options.dtype, "weight dtype of the output")
       ->check(CLI::IsMember({"f32", "bf16", "f16"}));
 
+  GenerateOptions generate_options;
+  CLI::App* generate = app.add_subcommand(
+      "generate", "greedy continuation of token ids on one engine (the direct way to run it)");
+  generate->add_option("--model", generate_options.model_dir, "prepared checkpoint directory")
+      ->required();
+  generate->add_option("--plugin,--backend", generate_options.backend,
+                       "auto | cuda | a plugin name (naming the oracle runs it)");
+  generate->add_option("--prompt-ids", generate_options.prompt_ids, "comma-separated token ids")
+      ->required()
+      ->delimiter(',');
+  generate->add_option("--max-tokens", generate_options.max_tokens, "tokens to generate")
+      ->check(CLI::Range(1, 1 << 20));
+  generate->add_option("--max-context", generate_options.max_context,
+                       "tokens per sequence (0 = the model's maximum)");
+  generate->add_option("--logits", generate_options.logits_file,
+                       "write the logits of every prompt position and decode step (safetensors)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -63,5 +80,6 @@ int main(int argc, char** argv) {
   if (*doctor) return run_doctor(paths);
   if (*conform) return run_conform(paths, conform_options);
   if (*prepare) return run_prepare(prepare_options);
+  if (*generate) return run_generate(paths, generate_options);
   return run_serve(paths, serve_options);
 }

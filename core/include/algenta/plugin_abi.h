@@ -125,21 +125,32 @@ typedef struct AlgentaEngineOpen_Args {
   size_t struct_size;
   const char* checkpoint_dir; /* a converted (prepared) checkpoint */
   uint32_t device_ordinal;
-  uint32_t max_context;     /* tokens per sequence; 0 = model maximum */
-  uint32_t max_sequences;   /* concurrently resident sequences */
+  uint32_t max_context;     /* in: tokens per sequence, 0 = model maximum;
+                               out: the context the engine serves */
+  uint32_t max_sequences;   /* concurrently resident sequences, 0 = engine default */
   uint64_t kv_cache_bytes;  /* 0 = size from free device memory */
   AlgentaEngine* engine;    /* out */
+  uint32_t vocab_size;      /* out: logits per position */
 } AlgentaEngineOpen_Args;
 
+/* Which logits a chunk asks for. */
+typedef enum AlgentaLogitsRequest {
+  ALGENTA_LOGITS_NONE = 0,
+  ALGENTA_LOGITS_LAST = 1, /* vocab floats: the chunk's last position */
+  ALGENTA_LOGITS_ALL = 2   /* token_count * vocab floats, in position order */
+} AlgentaLogitsRequest;
+
 /* One sequence's part of a ragged batch step: a prefill chunk or one decode
- * token. Positions start_position .. start_position + token_count - 1. */
+ * token. Positions start_position .. start_position + token_count - 1.
+ * A sequence starts with a chunk at position 0; each later chunk starts where
+ * the sequence's cached tokens end. */
 typedef struct AlgentaSequenceChunk {
   size_t struct_size;
   uint64_t sequence_id;
   const int32_t* tokens;
   uint32_t token_count;
   uint32_t start_position;
-  uint32_t want_logits; /* nonzero: write this chunk's last-position logits */
+  uint32_t want_logits; /* AlgentaLogitsRequest */
 } AlgentaSequenceChunk;
 
 typedef struct AlgentaEngineStep_Args {
@@ -147,8 +158,10 @@ typedef struct AlgentaEngineStep_Args {
   AlgentaEngine* engine;
   const AlgentaSequenceChunk* chunks;
   size_t chunk_count;
-  int32_t* next_tokens; /* out: chunk_count greedy tokens (ties -> lowest id) */
-  float* logits;        /* out, optional: vocab floats per chunk with want_logits */
+  int32_t* next_tokens; /* out: per chunk, the greedy token after its last
+                           position (ties -> lowest id) */
+  float* logits;        /* out, optional: the requested logits of every chunk,
+                           concatenated in chunk order */
   size_t logits_capacity; /* floats available at `logits` */
 } AlgentaEngineStep_Args;
 

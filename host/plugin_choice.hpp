@@ -1,0 +1,26 @@
+// The host's one path from "which backend?" to a loaded plugin: verify the
+// bundles, probe the GPU, select exactly one plugin, load it through the
+// verified path. Rejections are logged one line each on stderr.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "host_paths.hpp"
+#include "loader/verified_loader.hpp"
+
+namespace algenta::host {
+
+// Selection or verification refused: what() names the missing fact.
+struct ChoiceRefused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// backend: auto | cuda | a plugin name. A named oracle is loaded only when
+// allow_oracle is set.
+std::unique_ptr<loader::LoadedPlugin> choose_and_load(const HostPaths& paths,
+                                                      const std::string& backend,
+                                                      bool allow_oracle);
+
+}  // namespace algenta::host
