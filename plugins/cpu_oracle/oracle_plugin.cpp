@@ -1,7 +1,16 @@
 // The CPU fp32 oracle's table and entry point. Role "oracle": the host never
-// selects it automatically; it runs only when asked for by name.
+// selects it automatically; it runs only when asked for by name. The engine
+// itself lives in algenta_oracle_core (oracle_engine.hpp).
+#include <memory>
+
 #include "algenta/plugin_abi.h"
+#include "oracle_engine.hpp"
 #include "plugin_support/plugin_error.hpp"
+
+// The opaque engine handle the ABI hands out.
+struct AlgentaEngine {
+  std::unique_ptr<algenta::oracle::OracleEngine> engine;
+};
 
 namespace algenta::oracle {
 namespace {
@@ -35,9 +44,29 @@ constexpr AlgentaFactRange kFactRanges[] = {
 #undef ALGENTA_RANGE
 #undef ALGENTA_ONE_OF
 
+#define ALGENTA_KERNEL(name, role, module, families) \
+  {sizeof(AlgentaKernelInfo), name, role, "cpu_oracle/" module, families}
+
+// What the oracle computes, by operation. The bias add runs for qwen2 always
+// and for llama/qwen3 checkpoints with attention_bias; the q/k norm is qwen3's.
+constexpr AlgentaKernelInfo kKernels[] = {
+    ALGENTA_KERNEL("embedding_widen_f32", "embedding", "matmul.cpp", "*"),
+    ALGENTA_KERNEL("matmul_rows_fixed_order_f32acc", "gemm", "matmul.cpp", "*"),
+    ALGENTA_KERNEL("rmsnorm_f32", "norm", "ops.cpp", "*"),
+    ALGENTA_KERNEL("head_rmsnorm_qk_f32", "norm", "ops.cpp", "qwen3"),
+    ALGENTA_KERNEL("bias_add_f32", "elementwise", "ops.cpp", "llama,qwen2,qwen3"),
+    ALGENTA_KERNEL("rope_rotate_half_f32", "rope", "rope.cpp", "*"),
+    ALGENTA_KERNEL("attention_causal_gqa_f32", "attention", "ops.cpp", "*"),
+    ALGENTA_KERNEL("swiglu_f32", "activation", "ops.cpp", "*"),
+    ALGENTA_KERNEL("residual_add_f32", "elementwise", "ops.cpp", "*"),
+    ALGENTA_KERNEL("argmax_lowest_id", "sampling", "ops.cpp", "*"),
+};
+
+#undef ALGENTA_KERNEL
+
 constexpr AlgentaDescriptor kDescriptor = {
     sizeof(AlgentaDescriptor),
-    "cpu_oracle",
+    ALGENTA_ORACLE_PLUGIN_NAME,
     ALGENTA_ROLE_ORACLE,
     "cpu",
     ALGENTA_PLUGIN_VERSION,
@@ -45,40 +74,61 @@ constexpr AlgentaDescriptor kDescriptor = {
     sizeof(kFamilies) / sizeof(kFamilies[0]),
     kFactRanges,
     sizeof(kFactRanges) / sizeof(kFactRanges[0]),
-    nullptr,
-    0,
+    kKernels,
+    sizeof(kKernels) / sizeof(kKernels[0]),
     nullptr,
     0,
     nullptr,
 };
 
-[[noreturn]] void model_execution_missing() {
-  throw plugin::StatusError{ALGENTA_STATUS_UNIMPLEMENTED,
-                            "cpu_oracle: model execution is not implemented in this build "
-                            "(descriptor only)"};
+OracleEngine& engine_of(AlgentaEngine* handle) {
+  if (handle == nullptr || handle->engine == nullptr) {
+    throw plugin::StatusError{ALGENTA_STATUS_INVALID_ARGUMENT, "engine is NULL"};
+  }
+  return *handle->engine;
+}
+
+template <typename Args>
+void require_args(const Args* args, const char* name) {
+  if (args == nullptr) {
+    throw plugin::StatusError{ALGENTA_STATUS_INVALID_ARGUMENT, std::string(name) + " is NULL"};
+  }
+  plugin::require_struct_size(args->struct_size, sizeof(Args), name);
 }
 
 AlgentaError* engine_open(AlgentaEngineOpen_Args* args) {
   return plugin::guarded([&] {
-    plugin::require_struct_size(args->struct_size, sizeof(AlgentaEngineOpen_Args),
-                                "AlgentaEngineOpen_Args");
-    model_execution_missing();
+    require_args(args, "AlgentaEngineOpen_Args");
+    auto handle = std::make_unique<AlgentaEngine>();
+    handle->engine = OracleEngine::open(*args, kDescriptor);
+    args->engine = handle.release();
   });
 }
 
-AlgentaError* engine_step(AlgentaEngineStep_Args*) {
-  return plugin::guarded([] { model_execution_missing(); });
+AlgentaError* engine_step(AlgentaEngineStep_Args* args) {
+  return plugin::guarded([&] {
+    require_args(args, "AlgentaEngineStep_Args");
+    engine_of(args->engine).step(*args);
+  });
 }
 
-AlgentaError* sequences_free(AlgentaSequencesFree_Args*) {
-  return plugin::guarded([] { model_execution_missing(); });
+AlgentaError* sequences_free(AlgentaSequencesFree_Args* args) {
+  return plugin::guarded([&] {
+    require_args(args, "AlgentaSequencesFree_Args");
+    engine_of(args->engine).free_sequences(*args);
+  });
 }
 
-AlgentaError* memory_report(AlgentaMemoryReport_Args*) {
-  return plugin::guarded([] { model_execution_missing(); });
+AlgentaError* memory_report(AlgentaMemoryReport_Args* args) {
+  return plugin::guarded([&] {
+    require_args(args, "AlgentaMemoryReport_Args");
+    engine_of(args->engine).report_memory(*args);
+  });
 }
 
-void engine_close(AlgentaEngine*) {}
+void engine_close(AlgentaEngine* engine) {
+  plugin::error_destroy(plugin::guarded([&] { delete engine; }));
+}
 
 constexpr AlgentaPluginV1 kTable = {
     sizeof(AlgentaPluginV1), ALGENTA_ABI_MAJOR, ALGENTA_ABI_MINOR, &kDescriptor,

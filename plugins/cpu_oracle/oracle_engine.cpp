@@ -1,0 +1,232 @@
+#include "oracle_engine.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "checkpoint/checkpoint_error.hpp"
+#include "facts/config_parse.hpp"
+#include "facts/conformance.hpp"
+#include "facts/facts_error.hpp"
+#include "ops.hpp"
+#include "plugin_support/plugin_error.hpp"
+
+namespace algenta::oracle {
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(AlgentaStatusCode code, const std::string& message) {
+  throw plugin::StatusError{code, message};
+}
+
+checkpoint::ResidentCheckpoint open_checkpoint(const fs::path& dir) {
+  try {
+    return checkpoint::ResidentCheckpoint::open(dir, /*verify_blob_checksum=*/false);
+  } catch (const checkpoint::CheckpointError& e) {
+    fail(ALGENTA_STATUS_IO, e.what());
+  }
+}
+
+facts::ModelFacts read_facts(const fs::path& dir) {
+  const fs::path config = dir / "config.json";
+  std::ifstream file(config, std::ios::binary);
+  if (!file) fail(ALGENTA_STATUS_IO, config.string() + ": cannot be opened");
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) fail(ALGENTA_STATUS_IO, config.string() + ": read failed");
+  try {
+    return facts::parse_model_facts(text.str(), config.string());
+  } catch (const facts::FactsError& e) {
+    fail(ALGENTA_STATUS_INVALID_ARGUMENT, e.what());
+  }
+}
+
+// The oracle's own declared ranges decide, so it never computes a model its
+// descriptor does not promise.
+void refuse_unsupported(const facts::ModelFacts& facts, const AlgentaDescriptor& descriptor) {
+  std::vector<facts::Refusal> refusals =
+      facts::check_facts(facts, facts::declared_support(descriptor));
+  // rotate_half pairs the two halves of a head.
+  if (facts.head_dim % 2 != 0) {
+    refusals.push_back({"head_dim", std::to_string(facts.head_dim), "even",
+                        "head_dim = " + std::to_string(facts.head_dim) +
+                            " is odd; RoPE's rotate_half needs an even head_dim"});
+  }
+  if (refusals.empty()) return;
+  std::string message = facts.source + ": ";
+  for (std::size_t i = 0; i < refusals.size(); ++i) {
+    message += (i == 0 ? "" : "; ") + refusals[i].message;
+  }
+  fail(ALGENTA_STATUS_UNSUPPORTED, message);
+}
+
+std::size_t served_context(std::uint32_t requested, const ModelShape& shape) {
+  if (requested == 0) return shape.max_positions;
+  if (requested > shape.max_positions) {
+    fail(ALGENTA_STATUS_INVALID_ARGUMENT, "max_context " + std::to_string(requested) +
+                                              " exceeds the model's max_position_embeddings " +
+                                              std::to_string(shape.max_positions));
+  }
+  return requested;
+}
+
+std::size_t workers_from_environment() {
+  try {
+    return configured_worker_count();
+  } catch (const std::invalid_argument& e) {
+    fail(ALGENTA_STATUS_INVALID_ARGUMENT, e.what());
+  }
+}
+
+// ALGENTA_ORACLE_ISA=generic forces the portable loop (same bits; for tests
+// and comparisons); anything else uses what the CPU has.
+Isa chosen_isa() {
+  const char* forced = std::getenv("ALGENTA_ORACLE_ISA");
+  if (forced != nullptr && std::string(forced) == "generic") return Isa::generic;
+  return detect_isa();
+}
+
+}  // namespace
+
+OracleEngine::OracleEngine(checkpoint::ResidentCheckpoint checkpoint, const ModelShape& shape,
+                           const FamilyDescription& family, const EngineLimits& limits,
+                           std::size_t workers, Isa isa)
+    : checkpoint_(std::move(checkpoint)),
+      shape_(shape),
+      family_(family),
+      weights_(bind_weights(checkpoint_, shape_, family_)),
+      limits_(limits),
+      isa_(isa),
+      pool_(workers),
+      cache_(shape_.layers, shape_.kv_dim()),
+      forward_(shape_, family_, weights_, pool_, isa_) {}
+
+std::unique_ptr<OracleEngine> OracleEngine::open(AlgentaEngineOpen_Args& args,
+                                                 const AlgentaDescriptor& descriptor) {
+  if (args.checkpoint_dir == nullptr) {
+    fail(ALGENTA_STATUS_INVALID_ARGUMENT, "checkpoint_dir is NULL");
+  }
+  const fs::path dir(args.checkpoint_dir);
+  checkpoint::ResidentCheckpoint checkpoint = open_checkpoint(dir);
+  const facts::ModelFacts facts = read_facts(dir);
+  refuse_unsupported(facts, descriptor);
+
+  const ModelShape shape = shape_of(facts);
+  EngineLimits limits;
+  limits.max_context = served_context(args.max_context, shape);
+  limits.vocab = shape.vocab;
+  limits.max_sequences = args.max_sequences == 0 ? kDefaultMaxSequences : args.max_sequences;
+
+  std::unique_ptr<OracleEngine> engine(new OracleEngine(std::move(checkpoint), shape,
+                                                        describe_family(facts), limits,
+                                                        workers_from_environment(), chosen_isa()));
+  args.max_context = static_cast<std::uint32_t>(limits.max_context);
+  args.vocab_size = static_cast<std::uint32_t>(limits.vocab);
+  return engine;
+}
+
+void OracleEngine::step(AlgentaEngineStep_Args& args) {
+  std::lock_guard lock(mutex_);
+  const StepPlan plan = plan_step(args, cache_, limits_);
+  if (plan.chunks.empty()) return;
+
+  // Nothing has changed yet. New sequences are created and every sequence's
+  // slots reserved before computing; if anything throws from here on, the
+  // new sequences are dropped and no length moves, so the step leaves no
+  // trace but spare capacity.
+  std::vector<std::uint64_t> created;
+  try {
+    for (const PlannedChunk& chunk : plan.chunks) {
+      SequenceKv* kv = cache_.find(chunk.sequence_id);
+      if (kv == nullptr) {
+        kv = &cache_.create(chunk.sequence_id);
+        created.push_back(chunk.sequence_id);
+      }
+      kv->reserve(chunk.start + chunk.tokens.size(), limits_.max_context);
+    }
+    execute(plan, args);
+  } catch (...) {
+    for (const std::uint64_t id : created) cache_.erase(id);
+    throw;
+  }
+  for (const PlannedChunk& chunk : plan.chunks) {
+    cache_.find(chunk.sequence_id)->set_length(chunk.start + chunk.tokens.size());
+  }
+}
+
+// One row per token, chunk after chunk. Requested logits go straight into
+// the caller's buffer; a chunk that asked for none still needs its last
+// row's logits for its next token, so those land in a spare buffer.
+void OracleEngine::execute(const StepPlan& plan, AlgentaEngineStep_Args& args) {
+  const std::size_t vocab = shape_.vocab;
+  std::size_t without_logits = 0;
+  for (const PlannedChunk& chunk : plan.chunks) {
+    if (chunk.logits == ALGENTA_LOGITS_NONE) ++without_logits;
+  }
+  std::vector<float> spare(without_logits * vocab);
+  float* next_spare = spare.data();
+
+  std::vector<BatchRow> rows;
+  rows.reserve(plan.total_tokens);
+  std::vector<LogitsRow> logits;
+  std::vector<const float*> last_logits;  // per chunk
+  for (const PlannedChunk& chunk : plan.chunks) {
+    SequenceKv* kv = cache_.find(chunk.sequence_id);
+    const std::size_t first_row = rows.size();
+    for (std::size_t i = 0; i < chunk.tokens.size(); ++i) {
+      rows.push_back({kv, chunk.start + i, chunk.tokens[i]});
+    }
+    const std::size_t last_row = rows.size() - 1;
+    switch (chunk.logits) {
+      case ALGENTA_LOGITS_ALL:
+        for (std::size_t r = first_row; r <= last_row; ++r) {
+          logits.push_back({r, args.logits + chunk.logits_offset + (r - first_row) * vocab});
+        }
+        break;
+      case ALGENTA_LOGITS_LAST:
+        logits.push_back({last_row, args.logits + chunk.logits_offset});
+        break;
+      case ALGENTA_LOGITS_NONE:
+        logits.push_back({last_row, next_spare});
+        next_spare += vocab;
+        break;
+    }
+    last_logits.push_back(logits.back().out);
+  }
+
+  forward_.run(rows, logits);
+  for (std::size_t i = 0; i < plan.chunks.size(); ++i) {
+    args.next_tokens[i] = argmax_lowest(last_logits[i], vocab);
+  }
+}
+
+void OracleEngine::free_sequences(const AlgentaSequencesFree_Args& args) {
+  std::lock_guard lock(mutex_);
+  if (args.sequence_count > 0 && args.sequence_ids == nullptr) {
+    fail(ALGENTA_STATUS_INVALID_ARGUMENT,
+         "sequence_ids is NULL with sequence_count " + std::to_string(args.sequence_count));
+  }
+  for (std::size_t i = 0; i < args.sequence_count; ++i) {
+    if (cache_.find(args.sequence_ids[i]) == nullptr) {
+      fail(ALGENTA_STATUS_INVALID_ARGUMENT,
+           "sequence " + std::to_string(args.sequence_ids[i]) + " is not live; nothing was freed");
+    }
+  }
+  for (std::size_t i = 0; i < args.sequence_count; ++i) cache_.erase(args.sequence_ids[i]);
+}
+
+void OracleEngine::report_memory(AlgentaMemoryReport_Args& args) {
+  std::lock_guard lock(mutex_);
+  args.weight_bytes = weights_.bytes;
+  args.kv_cache_bytes = cache_.bytes();
+  args.workspace_bytes = forward_.workspace_bytes();
+  args.device_free_bytes = 0;
+  args.device_total_bytes = 0;
+}
+
+}  // namespace algenta::oracle

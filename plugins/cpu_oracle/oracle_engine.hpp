@@ -1,0 +1,59 @@
+// The oracle engine behind the ABI calls: opens a resident checkpoint the
+// oracle declares support for, runs ragged steps, frees sequences and
+// reports memory. Errors are plugin::StatusError with the ABI status.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "algenta/plugin_abi.h"
+#include "checkpoint/resident_reader.hpp"
+#include "forward_pass.hpp"
+#include "kv_cache.hpp"
+#include "matmul.hpp"
+#include "model_weights.hpp"
+#include "step_plan.hpp"
+#include "thread_pool.hpp"
+
+namespace algenta::oracle {
+
+// Sequences live at once when the caller leaves max_sequences at 0.
+inline constexpr std::uint32_t kDefaultMaxSequences = 64;
+
+class OracleEngine {
+ public:
+  // Reads args->checkpoint_dir, refuses what `descriptor` does not declare
+  // (UNSUPPORTED, naming each fact), checks every tensor (INVALID_ARGUMENT
+  // naming it) and writes back max_context and vocab_size.
+  static std::unique_ptr<OracleEngine> open(AlgentaEngineOpen_Args& args,
+                                            const AlgentaDescriptor& descriptor);
+
+  void step(AlgentaEngineStep_Args& args);
+  void free_sequences(const AlgentaSequencesFree_Args& args);
+  void report_memory(AlgentaMemoryReport_Args& args);
+
+  std::size_t worker_count() const noexcept { return pool_.size(); }
+  Isa isa() const noexcept { return isa_; }
+
+ private:
+  OracleEngine(checkpoint::ResidentCheckpoint checkpoint, const ModelShape& shape,
+               const FamilyDescription& family, const EngineLimits& limits, std::size_t workers,
+               Isa isa);
+
+  void execute(const StepPlan& plan, AlgentaEngineStep_Args& args);
+
+  checkpoint::ResidentCheckpoint checkpoint_;  // keeps the weights mapped
+  ModelShape shape_;
+  FamilyDescription family_;
+  ModelWeights weights_;
+  EngineLimits limits_;
+  Isa isa_;
+  ThreadPool pool_;
+  KvCache cache_;
+  ForwardPass forward_;
+  std::mutex mutex_;  // one call at a time per engine
+};
+
+}  // namespace algenta::oracle

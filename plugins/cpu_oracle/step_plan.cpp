@@ -1,0 +1,123 @@
+#include "step_plan.hpp"
+
+#include <set>
+#include <string>
+
+#include "plugin_support/plugin_error.hpp"
+
+namespace algenta::oracle {
+namespace {
+
+[[noreturn]] void refuse(const std::string& message) {
+  throw plugin::StatusError{ALGENTA_STATUS_INVALID_ARGUMENT, message};
+}
+
+std::string sequence_text(std::uint64_t id) { return "sequence " + std::to_string(id); }
+
+// The sequence's place in the cache: a new one starts at 0, a live one
+// continues exactly where its cached tokens end.
+void check_start(const AlgentaSequenceChunk& chunk, const KvCache& cache) {
+  const SequenceKv* live = cache.find(chunk.sequence_id);
+  const std::string who = sequence_text(chunk.sequence_id);
+  if (chunk.start_position == 0) {
+    if (live != nullptr) {
+      refuse(who + " already holds " + std::to_string(live->length()) +
+             " tokens; a chunk at position 0 starts a new sequence (free it first)");
+    }
+    return;
+  }
+  if (live == nullptr) {
+    refuse(who + " is not live, so its chunk must start at position 0, not " +
+           std::to_string(chunk.start_position));
+  }
+  if (chunk.start_position != live->length()) {
+    refuse(who + ": chunk starts at position " + std::to_string(chunk.start_position) +
+           " but the sequence holds " + std::to_string(live->length()) + " tokens");
+  }
+}
+
+void check_tokens(const AlgentaSequenceChunk& chunk, const EngineLimits& limits) {
+  const std::string who = sequence_text(chunk.sequence_id);
+  const std::uint64_t last = std::uint64_t{chunk.start_position} + chunk.token_count - 1;
+  if (last >= limits.max_context) {
+    refuse(who + ": positions " + std::to_string(chunk.start_position) + ".." +
+           std::to_string(last) + " exceed the context of " + std::to_string(limits.max_context) +
+           " tokens");
+  }
+  for (std::uint32_t i = 0; i < chunk.token_count; ++i) {
+    const std::int32_t token = chunk.tokens[i];
+    if (token < 0 || static_cast<std::uint64_t>(token) >= limits.vocab) {
+      refuse(who + ": token id " + std::to_string(token) + " at position " +
+             std::to_string(std::uint64_t{chunk.start_position} + i) +
+             " is outside the vocabulary [0, " + std::to_string(limits.vocab) + ")");
+    }
+  }
+}
+
+std::size_t requested_logits(const AlgentaSequenceChunk& chunk, std::size_t vocab) {
+  switch (chunk.want_logits) {
+    case ALGENTA_LOGITS_NONE:
+      return 0;
+    case ALGENTA_LOGITS_LAST:
+      return vocab;
+    case ALGENTA_LOGITS_ALL:
+      return std::size_t{chunk.token_count} * vocab;
+    default:
+      refuse(sequence_text(chunk.sequence_id) + ": want_logits is " +
+             std::to_string(chunk.want_logits) + "; allowed: 0 (none), 1 (last), 2 (all)");
+  }
+}
+
+}  // namespace
+
+StepPlan plan_step(const AlgentaEngineStep_Args& args, const KvCache& cache,
+                   const EngineLimits& limits) {
+  StepPlan plan;
+  if (args.chunk_count == 0) return plan;
+  if (args.chunks == nullptr)
+    refuse("chunks is NULL with chunk_count " + std::to_string(args.chunk_count));
+  if (args.next_tokens == nullptr) refuse("next_tokens is NULL; it receives one token per chunk");
+
+  std::set<std::uint64_t> seen;
+  std::size_t new_sequences = 0;
+  for (std::size_t i = 0; i < args.chunk_count; ++i) {
+    const AlgentaSequenceChunk& chunk = args.chunks[i];
+    plugin::require_struct_size(chunk.struct_size, sizeof(AlgentaSequenceChunk),
+                                "AlgentaSequenceChunk");
+    const std::string who = sequence_text(chunk.sequence_id);
+    if (chunk.token_count == 0) refuse(who + ": chunk " + std::to_string(i) + " has no tokens");
+    if (chunk.tokens == nullptr) refuse(who + ": tokens is NULL");
+    if (!seen.insert(chunk.sequence_id).second) {
+      refuse(who + " appears in more than one chunk of this step");
+    }
+    check_start(chunk, cache);
+    check_tokens(chunk, limits);
+
+    PlannedChunk planned;
+    planned.sequence_id = chunk.sequence_id;
+    planned.starts_sequence = chunk.start_position == 0;
+    planned.start = chunk.start_position;
+    planned.tokens = {chunk.tokens, chunk.token_count};
+    planned.logits = static_cast<AlgentaLogitsRequest>(chunk.want_logits);
+    planned.logits_offset = plan.logits_floats;
+    plan.logits_floats += requested_logits(chunk, limits.vocab);
+    plan.total_tokens += chunk.token_count;
+    if (planned.starts_sequence) ++new_sequences;
+    plan.chunks.push_back(planned);
+  }
+
+  if (cache.live() + new_sequences > limits.max_sequences) {
+    refuse("this step would make " + std::to_string(cache.live() + new_sequences) +
+           " sequences live; the engine holds at most " + std::to_string(limits.max_sequences) +
+           " (free some first)");
+  }
+  if (plan.logits_floats > 0 &&
+      (args.logits == nullptr || args.logits_capacity < plan.logits_floats)) {
+    refuse("the requested logits need " + std::to_string(plan.logits_floats) +
+           " floats but the logits buffer holds " +
+           std::to_string(args.logits == nullptr ? 0 : args.logits_capacity));
+  }
+  return plan;
+}
+
+}  // namespace algenta::oracle

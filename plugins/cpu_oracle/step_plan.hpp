@@ -1,0 +1,45 @@
+// A step's chunks checked against the live sequences before anything is
+// computed, so a refused step changes nothing. Each refusal is a
+// plugin::StatusError (INVALID_ARGUMENT) naming the sequence and numbers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "algenta/plugin_abi.h"
+#include "kv_cache.hpp"
+
+namespace algenta::oracle {
+
+struct EngineLimits {
+  std::size_t max_context = 0;    // positions per sequence
+  std::size_t vocab = 0;          // valid token ids are [0, vocab)
+  std::size_t max_sequences = 0;  // live at once
+};
+
+struct PlannedChunk {
+  std::uint64_t sequence_id = 0;
+  bool starts_sequence = false;  // start == 0: the step creates the sequence
+  std::size_t start = 0;         // first position
+  std::span<const std::int32_t> tokens;
+  AlgentaLogitsRequest logits = ALGENTA_LOGITS_NONE;
+  std::size_t logits_offset = 0;  // floats into the step's logits buffer
+};
+
+struct StepPlan {
+  std::vector<PlannedChunk> chunks;
+  std::size_t total_tokens = 0;
+  std::size_t logits_floats = 0;
+};
+
+// Refuses: a short struct, a chunk without tokens, an unknown logits
+// request, a sequence twice in one step, a new sequence whose id is live, a
+// chunk that does not start at its sequence's cached length, positions past
+// the context, token ids outside the vocabulary, more live sequences than
+// allowed, and a logits buffer smaller than the requested logits.
+StepPlan plan_step(const AlgentaEngineStep_Args& args, const KvCache& cache,
+                   const EngineLimits& limits);
+
+}  // namespace algenta::oracle
