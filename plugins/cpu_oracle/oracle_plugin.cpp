@@ -6,6 +6,7 @@
 #include "algenta/plugin_abi.h"
 #include "oracle_engine.hpp"
 #include "plugin_support/plugin_error.hpp"
+#include "plugin_support/plugin_table.hpp"
 
 // The opaque engine handle the ABI hands out.
 struct AlgentaEngine {
@@ -130,12 +131,8 @@ void engine_close(AlgentaEngine* engine) {
   plugin::error_destroy(plugin::guarded([&] { delete engine; }));
 }
 
-constexpr AlgentaPluginV1 kTable = {
-    sizeof(AlgentaPluginV1), ALGENTA_ABI_MAJOR, ALGENTA_ABI_MINOR, &kDescriptor,
-    plugin::error_destroy,   plugin::error_code, plugin::error_message,
-    engine_open,             engine_step,        sequences_free,
-    memory_report,           engine_close,
-};
+constexpr AlgentaPluginV1 kTable = plugin::make_plugin_table(
+    &kDescriptor, {engine_open, engine_step, sequences_free, memory_report, engine_close});
 
 }  // namespace
 }  // namespace algenta::oracle

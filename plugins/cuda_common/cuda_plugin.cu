@@ -4,6 +4,7 @@
 #include "algenta/plugin_abi.h"
 #include "fact_ranges.hpp"
 #include "plugin_support/plugin_error.hpp"
+#include "plugin_support/plugin_table.hpp"
 #include "target_policy.hpp"
 
 #define ALGENTA_STR2(x) #x
@@ -67,12 +68,8 @@ AlgentaError* memory_report(AlgentaMemoryReport_Args*) {
 
 void engine_close(AlgentaEngine*) {}
 
-constexpr AlgentaPluginV1 kTable = {
-    sizeof(AlgentaPluginV1), ALGENTA_ABI_MAJOR, ALGENTA_ABI_MINOR, &kDescriptor,
-    plugin::error_destroy,   plugin::error_code, plugin::error_message,
-    engine_open,             engine_step,        sequences_free,
-    memory_report,           engine_close,
-};
+constexpr AlgentaPluginV1 kTable = plugin::make_plugin_table(
+    &kDescriptor, {engine_open, engine_step, sequences_free, memory_report, engine_close});
 
 }  // namespace
 }  // namespace algenta::cuda
