@@ -48,7 +48,14 @@ struct GenerateOptions {
   std::string logits_file;
 };
 
+struct KernelsOptions {
+  std::string backend = "all";  // cuda | cpu_oracle | a plugin name | all
+  std::string family;           // empty = every family
+  bool json = false;
+};
+
 int run_doctor(const HostPaths& paths);
+int run_kernels(const HostPaths& paths, const KernelsOptions& options);
 int run_generate(const HostPaths& paths, const GenerateOptions& options);
 // Exit codes: 0 supported, 3 supported pending the tensor probe, 2 refused,
 // 1 unusable input.

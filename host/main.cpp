@@ -72,6 +72,13 @@ int main(int argc, char** argv) {
   generate->add_option("--logits", generate_options.logits_file,
                        "write the logits of every prompt position and decode step (safetensors)");
 
+  KernelsOptions kernels_options;
+  CLI::App* kernels = app.add_subcommand(
+      "kernels", "the kernel inventory each plugin declares (name, role, module, families)");
+  kernels->add_option("--backend", kernels_options.backend, "cuda | cpu_oracle | a plugin name | all");
+  kernels->add_option("--family", kernels_options.family, "only kernels serving this family");
+  kernels->add_flag("--json", kernels_options.json, "print the inventory as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -81,5 +88,6 @@ int main(int argc, char** argv) {
   if (*conform) return run_conform(paths, conform_options);
   if (*prepare) return run_prepare(prepare_options);
   if (*generate) return run_generate(paths, generate_options);
+  if (*kernels) return run_kernels(paths, kernels_options);
   return run_serve(paths, serve_options);
 }
