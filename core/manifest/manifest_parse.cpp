@@ -9,6 +9,7 @@
 #include <set>
 
 #include "manifest/manifest.hpp"
+#include "json/strict_json.hpp"
 
 namespace algenta::manifest {
 namespace {
@@ -75,69 +76,6 @@ std::size_t invalid_utf8_offset(std::string_view text) {
   return std::string_view::npos;
 }
 
-// Follows the parser's position so a repeated key can be reported with its
-// path: nlohmann would otherwise silently keep the last of two equal keys.
-class DuplicateKeyGuard {
- public:
-  bool on_event(json::parse_event_t event, const json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start:
-        if (frames_.size() >= kMaxDepth) {
-          fail("manifest nests deeper than " + std::to_string(kMaxDepth) + " levels at " +
-               where());
-        }
-        frames_.push_back(Frame{event == json::parse_event_t::array_start, {}, {}, 0});
-        break;
-      case json::parse_event_t::key: {
-        Frame& frame = frames_.back();
-        frame.key = parsed.get<std::string>();
-        if (!frame.keys.insert(frame.key).second) {
-          fail("duplicate key " + shown(parsed) + " in " + where());
-        }
-        break;
-      }
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        frames_.pop_back();
-        element_done();
-        break;
-      case json::parse_event_t::value:
-        element_done();
-        break;
-    }
-    return true;
-  }
-
- private:
-  struct Frame {
-    bool is_array;
-    std::set<std::string> keys;
-    std::string key;       // latest key of an object
-    std::size_t index;     // index of the next element of an array
-  };
-
-  void element_done() {
-    if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
-  }
-
-  // Path of the innermost open container, e.g. "plugins[2].abi".
-  std::string where() const {
-    std::string path;
-    for (std::size_t i = 1; i < frames_.size(); ++i) {
-      const Frame& parent = frames_[i - 1];
-      if (parent.is_array) {
-        path += "[" + std::to_string(parent.index) + "]";
-      } else {
-        path += (path.empty() ? "" : ".") + parent.key;
-      }
-    }
-    return path.empty() ? "the top level" : path;
-  }
-
-  std::vector<Frame> frames_;
-};
-
 json parse_json(std::string_view bytes) {
   if (bytes.size() > kMaxManifestBytes) {
     fail("manifest is " + std::to_string(bytes.size()) + " bytes, over the cap of " +
@@ -146,15 +84,19 @@ json parse_json(std::string_view bytes) {
   if (const std::size_t offset = invalid_utf8_offset(bytes); offset != std::string_view::npos) {
     fail("manifest is not valid UTF-8 (bad byte at offset " + std::to_string(offset) + ")");
   }
-  DuplicateKeyGuard guard;
   try {
-    // Strict mode: trailing data after the top-level value is an error.
-    return json::parse(bytes.begin(), bytes.end(),
-                       [&guard](int, json::parse_event_t event, json& parsed) {
-                         return guard.on_event(event, parsed);
-                       });
-  } catch (const json::exception& error) {
-    // parse_error, and out_of_range for numbers such as 1e999.
+    return strict_json::parse(bytes, kMaxDepth);
+  } catch (const strict_json::StrictJsonError& error) {
+    const std::string where = strict_json::dotted_path(error.path);
+    const std::string at = where.empty() ? "the top level" : where;
+    switch (error.kind) {
+      case strict_json::StrictJsonError::Kind::duplicate_key:
+        fail("duplicate key " + shown(json(error.key)) + " in " + at);
+      case strict_json::StrictJsonError::Kind::too_deep:
+        fail("manifest nests deeper than " + std::to_string(kMaxDepth) + " levels at " + at);
+      case strict_json::StrictJsonError::Kind::syntax:
+        break;
+    }
     fail(std::string("manifest is not valid JSON: ") + error.what());
   }
 }
