@@ -20,6 +20,8 @@ constexpr const char* kHostLibraries[] = {
 
 constexpr AlgentaKernelInfo kKernels[] = {
     {sizeof(AlgentaKernelInfo), "rmsnorm_kernel", "norm", "cuda_common/kernels/rmsnorm.cu", "*"},
+    {sizeof(AlgentaKernelInfo), "decode_gemm_kernel", "gemm", "cuda_common/kernels/decode_gemm.cu",
+     "*"},
 };
 
 constexpr AlgentaDescriptor kDescriptor = {

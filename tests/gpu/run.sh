@@ -56,6 +56,16 @@ if command -v cuobjdump >/dev/null; then
   done
 fi
 
+# Kernel exactness: integer inputs equal to the bit, batch-invariant rows.
+exactness="$BUILD_DIR/bin/kernel_exactness"
+if [[ -x "$exactness" ]]; then
+  run_logged kernel_exactness "$exactness" "$results/kernel_exactness.json"
+  exactness_rc=$?
+  record kernel_exactness $exactness_rc "$(grep -o 'decode_gemm: .*' "$results/kernel_exactness.log" | tail -1)"
+else
+  record kernel_exactness 1 "$exactness not built"
+fi
+
 {
   echo "{\"checks\": ["
   (IFS=,; echo "${checks[*]}")

@@ -1,0 +1,280 @@
+// Exactness and batch invariance of the CUDA engine's kernels, on the card.
+//   kernel_exactness [SUMMARY_JSON]
+// decode_gemm, two kinds of check:
+//  - exact: small-integer inputs, so every product and partial sum is an exact
+//    fp32 integer and any summation order gives the same value; the result
+//    must equal an integer reference bit for bit (ragged shapes, with and
+//    without bias).
+//  - invariant: real random bf16 values, where the order does matter; row m
+//    computed alone (M = 1) must be bit-identical to the same row inside
+//    M = 8 and M = 64 batches, and the 16-byte and scalar load paths (same K,
+//    unaligned copies of the same data) must agree bit for bit.
+// Prints one line per case; exits non-zero on any mismatch.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/decode_gemm.cuh"
+#include "target_policy.hpp"
+
+using Element = TargetPolicy::Element;
+
+namespace {
+
+#define CHECK_CUDA(call)                                                 \
+  do {                                                                   \
+    const cudaError_t err_ = (call);                                     \
+    if (err_ != cudaSuccess) {                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(err_));                            \
+      std::exit(2);                                                      \
+    }                                                                    \
+  } while (0)
+
+struct CaseResult {
+  std::string name;
+  bool passed;
+  double worst_delta;
+};
+
+std::vector<CaseResult> g_results;
+
+void report(const std::string& name, size_t mismatches, size_t count, double worst_delta) {
+  const bool passed = mismatches == 0;
+  g_results.push_back({name, passed, worst_delta});
+  std::printf("%-52s %s  %zu/%zu bit-identical, worst delta %.3g\n", name.c_str(),
+              passed ? "PASS" : "FAIL", count - mismatches, count, worst_delta);
+}
+
+bool same_bits(float a, float b) {
+  uint32_t ua, ub;
+  std::memcpy(&ua, &a, 4);
+  std::memcpy(&ub, &b, 4);
+  return ua == ub;
+}
+
+// Device buffer that frees itself.
+template <typename T>
+struct DeviceBuffer {
+  T* ptr = nullptr;
+  explicit DeviceBuffer(size_t count) { CHECK_CUDA(cudaMalloc(&ptr, (count + 16) * sizeof(T))); }
+  ~DeviceBuffer() { cudaFree(ptr); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+template <typename T>
+void upload(T* dst, const std::vector<T>& src) {
+  CHECK_CUDA(cudaMemcpy(dst, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+// Runs the GEMM on device buffers and returns y [M, N].
+std::vector<float> run_gemm(const Element* x, const Element* w, const float* bias, int M, int N,
+                            int K) {
+  DeviceBuffer<float> y(static_cast<size_t>(M) * N);
+  // Poison the output so an unwritten element cannot pass.
+  CHECK_CUDA(cudaMemset(y.ptr, 0xff, static_cast<size_t>(M) * N * sizeof(float)));
+  CHECK_CUDA(algenta::cuda::launch_decode_gemm<Element>(x, w, bias, y.ptr, M, N, K, 0));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<float> out(static_cast<size_t>(M) * N);
+  CHECK_CUDA(cudaMemcpy(out.data(), y.ptr, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+constexpr int kMaxM = 64;
+constexpr int kMaxN = 257;
+
+// Small integers in [-4, 4]: |sum| <= 16 * 4099 + 4 < 2^24, exact in fp32.
+void exact_cases(std::mt19937& rng) {
+  std::uniform_int_distribution<int> small(-4, 4);
+  const int ks[] = {1, 7, 33, 1000, 1024, 4099};
+  const int ns[] = {1, 3, 64, 257};
+  const int ms[] = {1, 2, 3, 8, 17, 64};
+  for (int K : ks) {
+    // One x [64, K] and W [257, K] per K; smaller shapes use their leading rows.
+    std::vector<int> xi(static_cast<size_t>(kMaxM) * K), wi(static_cast<size_t>(kMaxN) * K);
+    std::vector<int> bi(kMaxN);
+    for (int& v : xi) v = small(rng);
+    for (int& v : wi) v = small(rng);
+    for (int& v : bi) v = small(rng);
+    std::vector<Element> xe(xi.size()), we(wi.size());
+    for (size_t i = 0; i < xi.size(); ++i) xe[i] = static_cast<Element>(static_cast<float>(xi[i]));
+    for (size_t i = 0; i < wi.size(); ++i) we[i] = static_cast<Element>(static_cast<float>(wi[i]));
+    std::vector<float> bf(bi.begin(), bi.end());
+    std::vector<int64_t> ref(static_cast<size_t>(kMaxM) * kMaxN);
+    for (int m = 0; m < kMaxM; ++m)
+      for (int n = 0; n < kMaxN; ++n) {
+        int64_t s = 0;
+        for (int k = 0; k < K; ++k)
+          s += static_cast<int64_t>(xi[static_cast<size_t>(m) * K + k]) *
+               wi[static_cast<size_t>(n) * K + k];
+        ref[static_cast<size_t>(m) * kMaxN + n] = s;
+      }
+
+    DeviceBuffer<Element> x(xe.size()), w(we.size());
+    DeviceBuffer<float> bias(bf.size());
+    upload(x.ptr, xe);
+    upload(w.ptr, we);
+    upload(bias.ptr, bf);
+    for (int N : ns)
+      for (int M : ms)
+        for (bool with_bias : {false, true}) {
+          const std::vector<float> y =
+              run_gemm(x.ptr, w.ptr, with_bias ? bias.ptr : nullptr, M, N, K);
+          size_t bad = 0;
+          double worst = 0;
+          for (int m = 0; m < M; ++m)
+            for (int n = 0; n < N; ++n) {
+              const int64_t r = ref[static_cast<size_t>(m) * kMaxN + n] + (with_bias ? bi[n] : 0);
+              const float expect = static_cast<float>(r);
+              const float got = y[static_cast<size_t>(m) * N + n];
+              const double d = std::isnan(got) ? INFINITY : std::fabs(double(got) - double(r));
+              if (!same_bits(got, expect)) ++bad;
+              if (d > worst) worst = d;
+            }
+          char name[96];
+          std::snprintf(name, sizeof name, "exact K=%d N=%d M=%d %s", K, N, M,
+                        with_bias ? "bias" : "no-bias");
+          report(name, bad, static_cast<size_t>(M) * N, worst);
+        }
+  }
+}
+
+// Compares rows [0, rows) of a [*, N] result with the same rows of another.
+void compare_rows(const std::string& name, const std::vector<float>& a, const std::vector<float>& b,
+                  int rows, int N) {
+  size_t bad = 0;
+  double worst = 0;
+  for (size_t i = 0; i < static_cast<size_t>(rows) * N; ++i) {
+    if (!same_bits(a[i], b[i])) ++bad;
+    const double d = std::fabs(double(a[i]) - double(b[i]));
+    if (!(d <= worst)) worst = d;  // NaN counts as worst
+  }
+  report(name, bad, static_cast<size_t>(rows) * N, worst);
+}
+
+// Real random bf16 values, where summation order changes the last bits.
+void invariance_cases(std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.f, 1.f);
+  const int N = kMaxN;
+  for (int K : {4096, 4099, 1000}) {
+    std::vector<Element> xe(static_cast<size_t>(kMaxM) * K), we(static_cast<size_t>(N) * K);
+    std::vector<float> bf(N);
+    for (Element& v : xe) v = static_cast<Element>(normal(rng));
+    for (Element& v : we) v = static_cast<Element>(0.05f * normal(rng));
+    for (float& v : bf) v = normal(rng);
+    DeviceBuffer<Element> x(xe.size()), w(we.size());
+    DeviceBuffer<float> bias(bf.size());
+    upload(x.ptr, xe);
+    upload(w.ptr, we);
+    upload(bias.ptr, bf);
+
+    for (bool with_bias : {false, true}) {
+      const float* b = with_bias ? bias.ptr : nullptr;
+      const char* tag = with_bias ? "bias" : "no-bias";
+      const std::vector<float> y64 = run_gemm(x.ptr, w.ptr, b, 64, N, K);
+      const std::vector<float> y8 = run_gemm(x.ptr, w.ptr, b, 8, N, K);
+      // Every row alone, as a single request would compute it.
+      std::vector<float> alone(static_cast<size_t>(kMaxM) * N);
+      for (int m = 0; m < kMaxM; ++m) {
+        const std::vector<float> y1 =
+            run_gemm(x.ptr + static_cast<size_t>(m) * K, w.ptr, b, 1, N, K);
+        std::copy(y1.begin(), y1.end(), alone.begin() + static_cast<size_t>(m) * N);
+      }
+      char name[96];
+      std::snprintf(name, sizeof name, "invariant K=%d row 0: M=1 vs M=8 %s", K, tag);
+      compare_rows(name, alone, y8, 1, N);
+      std::snprintf(name, sizeof name, "invariant K=%d row 0: M=1 vs M=64 %s", K, tag);
+      compare_rows(name, alone, y64, 1, N);
+      std::snprintf(name, sizeof name, "invariant K=%d rows 0-7: M=8 vs M=64 %s", K, tag);
+      compare_rows(name, y8, y64, 8, N);
+      std::snprintf(name, sizeof name, "invariant K=%d rows 0-63: alone vs M=64 %s", K, tag);
+      compare_rows(name, alone, y64, kMaxM, N);
+
+      // Same data at an address 2 bytes off: forces the scalar loads.
+      if (K % algenta::cuda::kDecodeGemmVec == 0) {
+        DeviceBuffer<Element> xs(xe.size() + 1), ws(we.size() + 1);
+        upload(xs.ptr + 1, xe);
+        upload(ws.ptr + 1, we);
+        const std::vector<float> ys = run_gemm(xs.ptr + 1, ws.ptr + 1, b, 64, N, K);
+        std::snprintf(name, sizeof name, "invariant K=%d M=64: 16-byte vs scalar loads %s", K, tag);
+        compare_rows(name, y64, ys, kMaxM, N);
+      }
+
+      // Sanity against a double reference (order-dependent, so not exact).
+      double worst_rel = 0;
+      for (int m = 0; m < kMaxM; ++m)
+        for (int n = 0; n < N; ++n) {
+          double s = 0, mag = 0;
+          for (int k = 0; k < K; ++k) {
+            const double p = double(static_cast<float>(xe[static_cast<size_t>(m) * K + k])) *
+                             double(static_cast<float>(we[static_cast<size_t>(n) * K + k]));
+            s += p;
+            mag += std::fabs(p);
+          }
+          if (with_bias) {
+            s += bf[n];
+            mag += std::fabs(bf[n]);
+          }
+          const double rel = std::fabs(y64[static_cast<size_t>(m) * N + n] - s) / (mag + 1e-30);
+          if (!(rel <= worst_rel)) worst_rel = rel;
+        }
+      // fp32 accumulation error bound ~ (K/32 + 6) * 2^-24 of sum |x*w|.
+      const bool close = worst_rel < 1e-5;
+      std::snprintf(name, sizeof name, "accuracy K=%d M=64 vs double %s", K, tag);
+      g_results.push_back({name, close, 0.0});
+      std::printf("%-52s %s  worst error %.3g of sum|x*w| (bound 1e-5)\n", name,
+                  close ? "PASS" : "FAIL", worst_rel);
+    }
+  }
+}
+
+void write_summary(const char* path, double worst, size_t failed) {
+  FILE* f = std::fopen(path, "w");
+  if (f == nullptr) {
+    std::perror(path);
+    return;
+  }
+  cudaDeviceProp prop{};
+  cudaGetDeviceProperties(&prop, 0);
+  std::fprintf(f, "{\n  \"kernel\": \"decode_gemm_kernel\",\n  \"target\": \"%s\",\n",
+               TargetPolicy::kTarget);
+  std::fprintf(f, "  \"device\": \"%s\",\n  \"element\": \"%s\",\n", prop.name,
+               TargetPolicy::kComputeDtype);
+  std::fprintf(f, "  \"cases\": %zu,\n  \"failed\": %zu,\n  \"worst_delta\": %.9g,\n",
+               g_results.size(), failed, std::isfinite(worst) ? worst : 1e308);
+  std::fprintf(f, "  \"passed\": %s,\n  \"results\": [\n", failed == 0 ? "true" : "false");
+  for (size_t i = 0; i < g_results.size(); ++i)
+    std::fprintf(f, "    {\"name\": \"%s\", \"passed\": %s, \"worst_delta\": %.9g}%s\n",
+                 g_results[i].name.c_str(), g_results[i].passed ? "true" : "false",
+                 std::isfinite(g_results[i].worst_delta) ? g_results[i].worst_delta : 1e308,
+                 i + 1 < g_results.size() ? "," : "");
+  std::fprintf(f, "  ]\n}\n");
+  std::fclose(f);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::mt19937 rng(20240611);
+  exact_cases(rng);
+  invariance_cases(rng);
+
+  size_t failed = 0;
+  double worst = 0;
+  for (const CaseResult& r : g_results) {
+    failed += r.passed ? 0 : 1;
+    if (!(r.worst_delta <= worst)) worst = r.worst_delta;
+  }
+  std::printf("decode_gemm: %zu cases, %zu failed, worst delta %.3g\n", g_results.size(), failed,
+              worst);
+  if (argc > 1) write_summary(argv[1], worst, failed);
+  return failed == 0 ? 0 : 1;
+}
