@@ -1,13 +1,26 @@
 #include "checkpoint_probe.hpp"
 
-#include "checkpoint/sharded_checkpoint.hpp"
+#include <fstream>
+#include <sstream>
+
+#include "checkpoint/checkpoint_error.hpp"
 
 namespace algenta::host {
 
-facts::TensorCheck probe_checkpoint_tensors(const std::filesystem::path& checkpoint_dir,
-                                            const facts::ModelFacts& facts) {
-  const auto checkpoint = checkpoint::ShardedCheckpoint::open(
-      checkpoint_dir, checkpoint::SafetensorsAccess::header_only);
+std::string read_checkpoint_config(const std::filesystem::path& checkpoint_dir) {
+  const std::filesystem::path file = checkpoint_dir / "config.json";
+  std::error_code ec;
+  std::ifstream in(file, std::ios::binary);
+  if (!std::filesystem::is_regular_file(file, ec) || !in) {
+    throw checkpoint::CheckpointError(
+        file.string(), "", "is missing or unreadable (is this a Hugging Face checkpoint?)");
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<facts::ObservedTensor> observed_tensors(const checkpoint::ShardedCheckpoint& checkpoint) {
   std::vector<facts::ObservedTensor> observed;
   for (const checkpoint::SafetensorsFile& shard : checkpoint.shards()) {
     for (const checkpoint::TensorInfo& t : shard.tensors()) {
@@ -15,7 +28,14 @@ facts::TensorCheck probe_checkpoint_tensors(const std::filesystem::path& checkpo
                           shard.name()});
     }
   }
-  return facts::check_tensors(facts, observed);
+  return observed;
+}
+
+facts::TensorCheck probe_checkpoint_tensors(const std::filesystem::path& checkpoint_dir,
+                                            const facts::ModelFacts& facts) {
+  const auto checkpoint = checkpoint::ShardedCheckpoint::open(
+      checkpoint_dir, checkpoint::SafetensorsAccess::header_only);
+  return facts::check_tensors(facts, observed_tensors(checkpoint));
 }
 
 }  // namespace algenta::host

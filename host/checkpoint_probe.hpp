@@ -1,15 +1,27 @@
-// Reads a checkpoint's safetensors headers (never the data) and checks the
-// tensors against the facts.
+// What conform and prepare read of a Hugging Face checkpoint directory:
+// its config.json text and its tensors' headers, checked against the facts.
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
+#include "checkpoint/sharded_checkpoint.hpp"
 #include "facts/model_facts.hpp"
 #include "facts/tensor_check.hpp"
 
 namespace algenta::host {
 
-// Throws checkpoint::CheckpointError for unreadable or malformed files.
+// DIR/config.json as text; throws checkpoint::CheckpointError naming the
+// file when it is missing or unreadable.
+std::string read_checkpoint_config(const std::filesystem::path& checkpoint_dir);
+
+// Every tensor of every shard, as the facts check sees it.
+std::vector<facts::ObservedTensor> observed_tensors(const checkpoint::ShardedCheckpoint& checkpoint);
+
+// Reads the safetensors headers only (never the data) and checks the tensors
+// against the facts. Throws checkpoint::CheckpointError for unreadable or
+// malformed files.
 facts::TensorCheck probe_checkpoint_tensors(const std::filesystem::path& checkpoint_dir,
                                             const facts::ModelFacts& facts);
 

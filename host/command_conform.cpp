@@ -4,7 +4,6 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "checkpoint_probe.hpp"
 #include "commands.hpp"
@@ -24,14 +23,6 @@ constexpr int kExitPendingProbe = 3;
 struct Unusable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Unusable(file.string() + ": cannot be read (is this a Hugging Face checkpoint?)");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 nlohmann::json refusals_json(const std::vector<facts::Refusal>& refusals) {
   nlohmann::json out = nlohmann::json::array();
@@ -64,7 +55,12 @@ void write_json(const std::string& file, const nlohmann::json& report) {
 
 int conform_checkpoint(const HostPaths& paths, const ConformOptions& options) {
   const fs::path dir = options.checkpoint_dir;
-  const std::string config_text = read_text(dir / "config.json");
+  std::string config_text;
+  try {
+    config_text = read_checkpoint_config(dir);
+  } catch (const std::exception& e) {
+    throw Unusable(e.what());
+  }
   facts::ModelFacts model;
   try {
     model = facts::parse_model_facts(config_text, (dir / "config.json").string());

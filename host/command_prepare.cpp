@@ -3,13 +3,12 @@
 // tensor is checked against the facts first; output appears atomically.
 #include <sys/stat.h>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "checkpoint/checkpoint_error.hpp"
 #include "checkpoint/resident_format.hpp"
 #include "checkpoint/sharded_checkpoint.hpp"
+#include "checkpoint_probe.hpp"
 #include "commands.hpp"
 #include "facts/config_parse.hpp"
 #include "facts/facts_json.hpp"
@@ -20,17 +19,6 @@
 namespace algenta::host {
 namespace fs = std::filesystem;
 namespace {
-
-std::string read_config(const fs::path& file) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) {
-    throw checkpoint::CheckpointError(file.string(), "", "missing (is this a Hugging Face checkpoint?)");
-  }
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // What the output was made from: the config's digest and each weight file's
 // size and modification time. A rerun over unchanged inputs is a no-op.
@@ -55,7 +43,7 @@ int refuse(const std::vector<facts::Refusal>& refusals) {
 
 int prepare(const PrepareOptions& options) {
   const fs::path dir = options.checkpoint_dir;
-  const std::string config_text = read_config(dir / "config.json");
+  const std::string config_text = read_checkpoint_config(dir);
   const facts::ModelFacts model = facts::parse_model_facts(config_text, (dir / "config.json").string());
   if (model.family == facts::Family::unknown) {
     return refuse({{"family", model.model_type, "llama, qwen2, qwen3, gemma3",
@@ -71,13 +59,7 @@ int prepare(const PrepareOptions& options) {
   }
 
   const auto checkpoint = checkpoint::ShardedCheckpoint::open(dir);
-  std::vector<facts::ObservedTensor> observed;
-  for (const checkpoint::SafetensorsFile& shard : checkpoint.shards()) {
-    for (const checkpoint::TensorInfo& t : shard.tensors()) {
-      observed.push_back({t.name, std::string(checkpoint::dtype_name(t.dtype)), t.shape, shard.name()});
-    }
-  }
-  const facts::TensorCheck check = facts::check_tensors(model, observed);
+  const facts::TensorCheck check = facts::check_tensors(model, observed_tensors(checkpoint));
   if (!check.refusals.empty()) return refuse(check.refusals);
 
   const checkpoint::Dtype dtype = *checkpoint::resident_dtype_from_name(options.dtype);
