@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "engine_session.hpp"
 #include "loader/verified_loader.hpp"
 #include "plugin_catalog.hpp"
 #include "plugin_choice.hpp"
@@ -60,7 +61,7 @@ int list_backends(const Catalog& catalog, const loader::GpuProbeResult& gpus) {
   return kExitOk;
 }
 
-int open_engine(const loader::LoadedPlugin& plugin, const std::string& model_dir) {
+int open_engine(std::unique_ptr<loader::LoadedPlugin> plugin, const std::string& model_dir) {
   if (model_dir.empty()) {
     std::cerr << "algenta-host serve: --model DIR is required (a prepared checkpoint directory)\n";
     return kExitUsage;
@@ -69,16 +70,14 @@ int open_engine(const loader::LoadedPlugin& plugin, const std::string& model_dir
     std::cerr << "algenta-host serve: model directory " << model_dir << " does not exist\n";
     return kExitUsage;
   }
-  AlgentaEngineOpen_Args args{};
-  args.struct_size = sizeof args;
-  args.checkpoint_dir = model_dir.c_str();
-  if (AlgentaError* error = plugin.table().engine_open(&args)) {
-    const PluginFailure failure = take_error(plugin.table(), error);
-    std::cerr << "algenta-host serve: " << plugin.entry().name << " could not open " << model_dir
-              << " (" << status_name(failure.code) << "): " << failure.message << "\n";
+  const std::string name = plugin->entry().name;
+  try {
+    const EngineSession session(std::move(plugin), model_dir, 0);
+  } catch (const EngineError& e) {
+    std::cerr << "algenta-host serve: " << name << " could not open " << model_dir << " ("
+              << status_name(e.code) << "): " << e.what() << "\n";
     return kExitEngine;
   }
-  plugin.table().engine_close(args.engine);
   std::cerr << "algenta-host serve: the HTTP front end is not part of this build; the engine "
                "opened and was closed again\n";
   return kExitEngine;
@@ -88,10 +87,7 @@ int open_engine(const loader::LoadedPlugin& plugin, const std::string& model_dir
 
 int run_serve(const HostPaths& paths, const ServeOptions& options) {
   if (options.list_backends) {
-    const Catalog catalog = build_catalog(paths, unix_now());
-    if (!catalog.keyring_problem.empty()) std::cerr << "keyring: " << catalog.keyring_problem << "\n";
-    log_rejections(catalog.rejected);
-    return list_backends(catalog, loader::probe_gpus());
+    return list_backends(build_logged_catalog(paths, unix_now()), loader::probe_gpus());
   }
   std::unique_ptr<loader::LoadedPlugin> plugin;
   try {
@@ -100,7 +96,7 @@ int run_serve(const HostPaths& paths, const ServeOptions& options) {
     std::cerr << "algenta-host serve: " << e.what() << "\n";
     return kExitRefused;
   }
-  return open_engine(*plugin, options.model_dir);
+  return open_engine(std::move(plugin), options.model_dir);
 }
 
 }  // namespace algenta::host

@@ -76,6 +76,13 @@ Catalog build_catalog(const HostPaths& paths, std::int64_t now_unix_seconds) {
   return catalog;
 }
 
+Catalog build_logged_catalog(const HostPaths& paths, std::int64_t now_unix_seconds) {
+  Catalog catalog = build_catalog(paths, now_unix_seconds);
+  if (!catalog.keyring_problem.empty()) std::cerr << "keyring: " << catalog.keyring_problem << "\n";
+  log_rejections(catalog.rejected);
+  return catalog;
+}
+
 void log_rejections(const std::vector<loader::Rejection>& rejected) {
   for (const loader::Rejection& r : rejected) {
     std::cerr << "rejected " << r.plugin << ": " << r.reason << "\n";

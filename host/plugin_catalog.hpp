@@ -20,6 +20,10 @@ struct Catalog {
 
 Catalog build_catalog(const HostPaths& paths, std::int64_t now_unix_seconds);
 
+// build_catalog, then a keyring problem and every rejection on stderr: what
+// a command that goes on to load a plugin shows the operator first.
+Catalog build_logged_catalog(const HostPaths& paths, std::int64_t now_unix_seconds);
+
 // Writes "rejected <plugin>: <reason>" lines to stderr, one per rejection.
 void log_rejections(const std::vector<loader::Rejection>& rejected);
 

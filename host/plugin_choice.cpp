@@ -12,9 +12,7 @@ namespace algenta::host {
 std::unique_ptr<loader::LoadedPlugin> choose_and_load(const HostPaths& paths,
                                                       const std::string& backend,
                                                       bool allow_oracle) {
-  const Catalog catalog = build_catalog(paths, unix_now());
-  if (!catalog.keyring_problem.empty()) std::cerr << "keyring: " << catalog.keyring_problem << "\n";
-  log_rejections(catalog.rejected);
+  const Catalog catalog = build_logged_catalog(paths, unix_now());
 #ifndef ALGENTA_HAVE_CUDA_ENGINES
   if (backend == "auto" || backend == "cuda") {
     throw ChoiceRefused(
