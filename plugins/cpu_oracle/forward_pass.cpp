@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "ops.hpp"
-#include "rope.hpp"
 
 namespace algenta::oracle {
 namespace {

@@ -4,23 +4,14 @@
 
 #include "checkpoint/dtype_convert.hpp"
 #include "plugin_support/plugin_error.hpp"
+#include "tensor_lookup.hpp"
 
 namespace algenta::oracle {
 namespace {
 
 using checkpoint::Dtype;
 
-[[noreturn]] void refuse_tensor(const std::string& name, const std::string& problem) {
-  throw plugin::StatusError{ALGENTA_STATUS_INVALID_ARGUMENT, "tensor " + name + ": " + problem};
-}
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    text += (i == 0 ? "" : ", ") + std::to_string(shape[i]);
-  }
-  return text + "]";
-}
+using decoder::refuse_tensor;
 
 ElementType element_type_of(const std::string& name, Dtype dtype) {
   switch (dtype) {
@@ -64,65 +55,14 @@ class Binder {
 
  private:
   checkpoint::ResidentTensor find(const std::string& name, const std::vector<std::int64_t>& shape) {
-    if (checkpoint_.find(name) == nullptr) refuse_tensor(name, "missing from the checkpoint");
-    checkpoint::ResidentTensor tensor = checkpoint_.tensor(name);
-    if (tensor.info.shape != shape) {
-      refuse_tensor(name, "shape " + shape_text(tensor.info.shape) + ", the model needs " +
-                              shape_text(shape));
-    }
-    return tensor;
+    return decoder::require_tensor(checkpoint_, name, shape);
   }
 
   const checkpoint::ResidentCheckpoint& checkpoint_;
   std::uint64_t bytes_ = 0;
 };
 
-RopeConfig rope_config_of(const facts::ModelFacts& facts) {
-  RopeConfig rope;
-  rope.theta = facts.rope_theta;
-  const facts::RopeScaling& s = facts.rope_scaling;
-  if (s.type == facts::RopeScalingType::linear) {
-    rope.scaling = RopeConfig::Scaling::linear;
-    rope.factor = s.factor.value_or(1.0);
-  } else if (s.type == facts::RopeScalingType::llama3) {
-    rope.scaling = RopeConfig::Scaling::llama3;
-    rope.factor = s.factor.value_or(1.0);
-    rope.low_freq_factor = s.low_freq_factor.value_or(1.0);
-    rope.high_freq_factor = s.high_freq_factor.value_or(4.0);
-    rope.original_max_position_embeddings =
-        static_cast<double>(s.original_max_position_embeddings.value_or(8192));
-  }
-  return rope;
-}
-
 }  // namespace
-
-FamilyDescription describe_family(const facts::ModelFacts& facts) {
-  // transformers: Qwen2Attention builds q/k/v with bias=True and o_proj
-  // without; Llama and Qwen3 put config.attention_bias on all four.
-  const bool qwen2 = facts.family == facts::Family::qwen2;
-  return {
-      .qkv_bias = qwen2 || facts.attention_bias,
-      .o_bias = !qwen2 && facts.attention_bias,
-      .qk_norm = facts.family == facts::Family::qwen3,
-  };
-}
-
-ModelShape shape_of(const facts::ModelFacts& facts) {
-  ModelShape shape;
-  shape.hidden = static_cast<std::size_t>(facts.hidden_size);
-  shape.layers = static_cast<std::size_t>(facts.num_hidden_layers);
-  shape.heads = static_cast<std::size_t>(facts.num_attention_heads);
-  shape.kv_heads = static_cast<std::size_t>(facts.num_key_value_heads);
-  shape.head_dim = static_cast<std::size_t>(facts.head_dim);
-  shape.intermediate = static_cast<std::size_t>(facts.intermediate_size);
-  shape.vocab = static_cast<std::size_t>(facts.vocab_size);
-  shape.max_positions = static_cast<std::size_t>(facts.max_position_embeddings);
-  shape.rms_norm_eps = static_cast<float>(facts.rms_norm_eps);
-  shape.tied_embeddings = facts.tie_word_embeddings;
-  shape.rope = rope_config_of(facts);
-  return shape;
-}
 
 ModelWeights bind_weights(const checkpoint::ResidentCheckpoint& checkpoint, const ModelShape& s,
                           const FamilyDescription& family) {

@@ -8,40 +8,19 @@
 #include <vector>
 
 #include "checkpoint/resident_reader.hpp"
-#include "facts/model_facts.hpp"
 #include "matmul.hpp"
-#include "rope.hpp"
+#include "model_shape.hpp"
 
 namespace algenta::oracle {
 
-// What a family adds to the one decoder layer every family shares.
-struct FamilyDescription {
-  bool qkv_bias = false;  // q/k/v_proj carry a bias (qwen2 always; attention_bias elsewhere)
-  bool o_bias = false;    // o_proj carries a bias (attention_bias, except in qwen2)
-  bool qk_norm = false;   // per-head RMSNorm of q and k before RoPE (qwen3)
-};
-
-FamilyDescription describe_family(const facts::ModelFacts& facts);
-
-struct ModelShape {
-  std::size_t hidden = 0;
-  std::size_t layers = 0;
-  std::size_t heads = 0;
-  std::size_t kv_heads = 0;
-  std::size_t head_dim = 0;
-  std::size_t intermediate = 0;
-  std::size_t vocab = 0;
-  std::size_t max_positions = 0;
-  float rms_norm_eps = 0.0f;
-  bool tied_embeddings = false;
-  RopeConfig rope;
-
-  std::size_t q_dim() const { return heads * head_dim; }
-  std::size_t kv_dim() const { return kv_heads * head_dim; }
-};
-
-// From facts already checked against the oracle's declared ranges.
-ModelShape shape_of(const facts::ModelFacts& facts);
+using decoder::apply_rope;
+using decoder::describe_family;
+using decoder::FamilyDescription;
+using decoder::ModelShape;
+using decoder::rope_angles;
+using decoder::rope_inverse_frequencies;
+using decoder::RopeConfig;
+using decoder::shape_of;
 
 struct LayerWeights {
   std::vector<float> input_norm;           // [hidden]

@@ -2,16 +2,12 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "checkpoint/checkpoint_error.hpp"
-#include "facts/config_parse.hpp"
-#include "facts/conformance.hpp"
-#include "facts/facts_error.hpp"
+#include "engine_open.hpp"
 #include "ops.hpp"
 #include "plugin_support/plugin_error.hpp"
 
@@ -24,56 +20,20 @@ namespace fs = std::filesystem;
   throw plugin::StatusError{code, message};
 }
 
-checkpoint::ResidentCheckpoint open_checkpoint(const fs::path& dir) {
-  try {
-    return checkpoint::ResidentCheckpoint::open(dir, /*verify_blob_checksum=*/false);
-  } catch (const checkpoint::CheckpointError& e) {
-    fail(ALGENTA_STATUS_IO, e.what());
+// The cache as the step planner sees it.
+class CachedSequences final : public decoder::LiveSequences {
+ public:
+  explicit CachedSequences(const KvCache& cache) : cache_(cache) {}
+  std::optional<std::size_t> cached_length(std::uint64_t id) const override {
+    const SequenceKv* kv = cache_.find(id);
+    if (kv == nullptr) return std::nullopt;
+    return kv->length();
   }
-}
+  std::size_t live_count() const override { return cache_.live(); }
 
-facts::ModelFacts read_facts(const fs::path& dir) {
-  const fs::path config = dir / "config.json";
-  std::ifstream file(config, std::ios::binary);
-  if (!file) fail(ALGENTA_STATUS_IO, config.string() + ": cannot be opened");
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) fail(ALGENTA_STATUS_IO, config.string() + ": read failed");
-  try {
-    return facts::parse_model_facts(text.str(), config.string());
-  } catch (const facts::FactsError& e) {
-    fail(ALGENTA_STATUS_INVALID_ARGUMENT, e.what());
-  }
-}
-
-// The oracle's own declared ranges decide, so it never computes a model its
-// descriptor does not promise.
-void refuse_unsupported(const facts::ModelFacts& facts, const AlgentaDescriptor& descriptor) {
-  std::vector<facts::Refusal> refusals =
-      facts::check_facts(facts, facts::declared_support(descriptor));
-  // rotate_half pairs the two halves of a head.
-  if (facts.head_dim % 2 != 0) {
-    refusals.push_back({"head_dim", std::to_string(facts.head_dim), "even",
-                        "head_dim = " + std::to_string(facts.head_dim) +
-                            " is odd; RoPE's rotate_half needs an even head_dim"});
-  }
-  if (refusals.empty()) return;
-  std::string message = facts.source + ": ";
-  for (std::size_t i = 0; i < refusals.size(); ++i) {
-    message += (i == 0 ? "" : "; ") + refusals[i].message;
-  }
-  fail(ALGENTA_STATUS_UNSUPPORTED, message);
-}
-
-std::size_t served_context(std::uint32_t requested, const ModelShape& shape) {
-  if (requested == 0) return shape.max_positions;
-  if (requested > shape.max_positions) {
-    fail(ALGENTA_STATUS_INVALID_ARGUMENT, "max_context " + std::to_string(requested) +
-                                              " exceeds the model's max_position_embeddings " +
-                                              std::to_string(shape.max_positions));
-  }
-  return requested;
-}
+ private:
+  const KvCache& cache_;
+};
 
 std::size_t workers_from_environment() {
   try {
@@ -112,13 +72,13 @@ std::unique_ptr<OracleEngine> OracleEngine::open(AlgentaEngineOpen_Args& args,
     fail(ALGENTA_STATUS_INVALID_ARGUMENT, "checkpoint_dir is NULL");
   }
   const fs::path dir(args.checkpoint_dir);
-  checkpoint::ResidentCheckpoint checkpoint = open_checkpoint(dir);
-  const facts::ModelFacts facts = read_facts(dir);
-  refuse_unsupported(facts, descriptor);
+  checkpoint::ResidentCheckpoint checkpoint = decoder::open_resident_checkpoint(dir);
+  const facts::ModelFacts facts = decoder::read_model_facts(dir);
+  decoder::refuse_unsupported(facts, descriptor);
 
   const ModelShape shape = shape_of(facts);
   EngineLimits limits;
-  limits.max_context = served_context(args.max_context, shape);
+  limits.max_context = decoder::served_context(args.max_context, shape.max_positions);
   limits.vocab = shape.vocab;
   limits.max_sequences = args.max_sequences == 0 ? kDefaultMaxSequences : args.max_sequences;
 
@@ -132,7 +92,7 @@ std::unique_ptr<OracleEngine> OracleEngine::open(AlgentaEngineOpen_Args& args,
 
 void OracleEngine::step(AlgentaEngineStep_Args& args) {
   std::lock_guard lock(mutex_);
-  const StepPlan plan = plan_step(args, cache_, limits_);
+  const StepPlan plan = decoder::plan_step(args, CachedSequences(cache_), limits_);
   if (plan.chunks.empty()) return;
 
   // Nothing has changed yet. New sequences are created and every sequence's

@@ -19,6 +19,10 @@
 
 namespace algenta::oracle {
 
+using decoder::EngineLimits;
+using decoder::PlannedChunk;
+using decoder::StepPlan;
+
 // Sequences live at once when the caller leaves max_sequences at 0.
 inline constexpr std::uint32_t kDefaultMaxSequences = 64;
 

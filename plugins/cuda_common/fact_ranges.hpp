@@ -7,19 +7,21 @@
 
 namespace algenta::cuda {
 
-inline constexpr const char* kFamilies[] = {"llama", "qwen2", "qwen3", "gemma3"};
+inline constexpr const char* kFamilies[] = {"llama", "qwen2", "qwen3"};
 
 #define ALGENTA_RANGE(family, fact, lo, hi) \
   {sizeof(AlgentaFactRange), family, fact, ALGENTA_FACT_INT_RANGE, lo, hi, nullptr}
 #define ALGENTA_ONE_OF(family, fact, allowed) \
   {sizeof(AlgentaFactRange), family, fact, ALGENTA_FACT_ONE_OF, 0, 0, allowed}
 
-// Sizes are the largest the kernels take (hidden and intermediate bound the
-// shared-memory tiles, head_dim the attention kernel's register tile).
+// Sizes are the largest the engine takes: head_dim bounds the attention and
+// RoPE kernels' per-lane registers and shared staging (kMaxHeadDim); hidden
+// and intermediate bound the per-pass workspace the engine plans at open.
+// The engine checks a checkpoint against this table before any GPU work.
 inline constexpr AlgentaFactRange kFactRanges[] = {
     ALGENTA_RANGE("*", "hidden_size", 16, 8192),
     ALGENTA_RANGE("*", "intermediate_size", 16, 32768),
-    ALGENTA_RANGE("*", "head_dim", 16, 256),
+    ALGENTA_RANGE("*", "head_dim", 2, 256),
     ALGENTA_RANGE("*", "num_attention_heads", 1, 128),
     ALGENTA_RANGE("*", "num_key_value_heads", 1, 128),
     ALGENTA_RANGE("*", "num_hidden_layers", 1, 128),
@@ -31,8 +33,6 @@ inline constexpr AlgentaFactRange kFactRanges[] = {
     ALGENTA_ONE_OF("*", "hidden_act", "silu"),
     ALGENTA_ONE_OF("*", "mlp_kind", "dense"),
     ALGENTA_ONE_OF("*", "attention_kind", "grouped_query"),
-    ALGENTA_ONE_OF("gemma3", "hidden_act", "gelu_pytorch_tanh"),
-    ALGENTA_RANGE("gemma3", "sliding_window", 0, 4096),
 };
 
 #undef ALGENTA_RANGE

@@ -81,7 +81,9 @@ std::vector<float> run_gemm(const Element* x, const Element* w, const float* bia
   DeviceBuffer<float> y(static_cast<size_t>(M) * N);
   // Poison the output so an unwritten element cannot pass.
   CHECK_CUDA(cudaMemset(y.ptr, 0xff, static_cast<size_t>(M) * N * sizeof(float)));
-  CHECK_CUDA(algenta::cuda::launch_decode_gemm<Element>(x, w, bias, y.ptr, M, N, K, 0));
+  const cudaError_t launched =
+      algenta::cuda::launch_decode_gemm<Element, Element>(x, w, bias, y.ptr, M, N, K, 0);
+  CHECK_CUDA(launched);
   CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<float> out(static_cast<size_t>(M) * N);
   CHECK_CUDA(cudaMemcpy(out.data(), y.ptr, out.size() * sizeof(float), cudaMemcpyDeviceToHost));

@@ -16,6 +16,7 @@
 #include "thread_pool.hpp"
 
 using namespace algenta::oracle;
+using namespace algenta::decoder;
 
 namespace {
 

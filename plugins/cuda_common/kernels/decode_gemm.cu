@@ -1,12 +1,13 @@
-// Instantiates the decode GEMM (both load variants, through its launcher) for
-// the target's element type so the plugin's fatbin carries it (SASS + PTX).
-#include "kernels/decode_gemm.cuh"
-#include "target_policy.hpp"
+// The decode GEMM for the target's weight type with fp32 activations, the
+// form the engine runs; the exactness test instantiates the all-Element form.
+#include "decode_gemm.cuh"
+#include "launch.hpp"
 
 namespace algenta::cuda {
 
-template cudaError_t launch_decode_gemm<TargetPolicy::Element>(
-    const TargetPolicy::Element*, const TargetPolicy::Element*, const float*, float*, int, int,
-    int, cudaStream_t);
+cudaError_t launch_decode_gemm_f32(const float* x, const Element* w, float* y, int rows,
+                                   int columns, int depth, cudaStream_t stream) {
+  return launch_decode_gemm<float, Element>(x, w, nullptr, y, rows, columns, depth, stream);
+}
 
 }  // namespace algenta::cuda

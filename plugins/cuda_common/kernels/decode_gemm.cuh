@@ -26,11 +26,13 @@ inline constexpr int kDecodeGemmChunk = 32 * kDecodeGemmVec;  // k per warp step
 template <typename Element, bool kVec>
 __device__ __forceinline__ void load8(const Element* p, int valid, float (&out)[kDecodeGemmVec]) {
   if constexpr (kVec) {
+    constexpr int kLoads = sizeof(Element) * kDecodeGemmVec / 16;  // 1 for 16-bit, 2 for fp32
     union {
-      uint4 raw;
+      uint4 raw[kLoads];
       Element e[kDecodeGemmVec];
     } v;
-    v.raw = *reinterpret_cast<const uint4*>(p);
+#pragma unroll
+    for (int i = 0; i < kLoads; ++i) v.raw[i] = reinterpret_cast<const uint4*>(p)[i];
 #pragma unroll
     for (int j = 0; j < kDecodeGemmVec; ++j) out[j] = static_cast<float>(v.e[j]);
   } else {
@@ -41,9 +43,10 @@ __device__ __forceinline__ void load8(const Element* p, int valid, float (&out)[
 
 // kVec: every row of x and W is 16-byte aligned (K % 8 == 0 and aligned bases).
 // Both variants produce bit-identical results; kVec only loads faster.
-template <typename Element, bool kVec>
+// x may be the weight type or fp32 (activations kept at full precision).
+template <typename XElement, typename Element, bool kVec>
 __global__ void __launch_bounds__(kDecodeGemmWarps * 32)
-    decode_gemm_kernel(const Element* __restrict__ x, const Element* __restrict__ w,
+    decode_gemm_kernel(const XElement* __restrict__ x, const Element* __restrict__ w,
                        const float* __restrict__ bias, float* __restrict__ y, int M, int N, int K) {
   const int lane = threadIdx.x % 32;
   const int n = blockIdx.x * kDecodeGemmWarps + threadIdx.x / 32;
@@ -63,7 +66,7 @@ __global__ void __launch_bounds__(kDecodeGemmWarps * 32)
       for (int r = 0; r < kDecodeGemmRows; ++r) {
         if (m0 + r < M) {
           float xf[kDecodeGemmVec];
-          load8<Element, kVec>(x + static_cast<int64_t>(m0 + r) * K + k, valid, xf);
+          load8<XElement, kVec>(x + static_cast<int64_t>(m0 + r) * K + k, valid, xf);
           // Skipped tail elements add nothing, exactly as if absent.
 #pragma unroll
           for (int j = 0; j < kDecodeGemmVec; ++j)
@@ -91,9 +94,10 @@ __global__ void __launch_bounds__(kDecodeGemmWarps * 32)
   }
 }
 
-// x [M, K], w [N, K] row-major in Element; bias [N] fp32 or null; y [M, N] fp32.
-template <typename Element>
-cudaError_t launch_decode_gemm(const Element* x, const Element* w, const float* bias_or_null,
+// x [M, K] in XElement, w [N, K] in Element, row-major; bias [N] fp32 or
+// null; y [M, N] fp32.
+template <typename XElement, typename Element>
+cudaError_t launch_decode_gemm(const XElement* x, const Element* w, const float* bias_or_null,
                                float* y, int M, int N, int K, cudaStream_t stream) {
   if (M < 0 || N < 0 || K < 0) return cudaErrorInvalidValue;
   if (M == 0 || N == 0) return cudaSuccess;
@@ -102,9 +106,9 @@ cudaError_t launch_decode_gemm(const Element* x, const Element* w, const float* 
   const bool aligned = K % kDecodeGemmVec == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
                        reinterpret_cast<uintptr_t>(w) % 16 == 0;
   if (aligned)
-    decode_gemm_kernel<Element, true><<<grid, block, 0, stream>>>(x, w, bias_or_null, y, M, N, K);
+    decode_gemm_kernel<XElement, Element, true><<<grid, block, 0, stream>>>(x, w, bias_or_null, y, M, N, K);
   else
-    decode_gemm_kernel<Element, false><<<grid, block, 0, stream>>>(x, w, bias_or_null, y, M, N, K);
+    decode_gemm_kernel<XElement, Element, false><<<grid, block, 0, stream>>>(x, w, bias_or_null, y, M, N, K);
   return cudaGetLastError();
 }
 

@@ -1,12 +1,71 @@
-// Instantiates the RMSNorm kernel for the target's element type so the
-// plugin's fatbin carries it (SASS + PTX) from the first build on.
-#include "kernels/rmsnorm.cuh"
-#include "target_policy.hpp"
+// Embedding lookup and the fused residual-add + RMSNorm. fp32 residual
+// stream; one block per row; each thread sums a fixed strided slice, then a
+// fixed tree over the block, so a row's bits depend on its length alone.
+#include "launch.hpp"
 
 namespace algenta::cuda {
+namespace {
 
-template __global__ void rmsnorm_kernel<TargetPolicy::Element>(
-    const TargetPolicy::Element*, const TargetPolicy::Element*, TargetPolicy::Element*, int,
-    float, float);
+constexpr int kNormThreads = 256;
+
+__global__ void embed_kernel(const Element* __restrict__ table, const RowMeta* __restrict__ rows,
+                             int hidden, float* __restrict__ x) {
+  const Element* source = table + static_cast<int64_t>(rows[blockIdx.x].token) * hidden;
+  float* target = x + static_cast<int64_t>(blockIdx.x) * hidden;
+  for (int c = threadIdx.x; c < hidden; c += blockDim.x) target[c] = static_cast<float>(source[c]);
+}
+
+__global__ void __launch_bounds__(kNormThreads)
+    rmsnorm_residual_kernel(float* __restrict__ x, const float* __restrict__ delta,
+                            const float* __restrict__ delta_bias, const float* __restrict__ weight,
+                            const int32_t* __restrict__ row_index, int hidden, float eps,
+                            float* __restrict__ out) {
+  __shared__ float partial[kNormThreads];
+  const int64_t r = row_index != nullptr ? row_index[blockIdx.x] : blockIdx.x;
+  float* row = x + r * hidden;
+  const float* delta_row = delta != nullptr ? delta + r * hidden : nullptr;
+
+  float sum = 0.f;
+  for (int c = threadIdx.x; c < hidden; c += kNormThreads) {
+    float v = row[c];
+    if (delta_row != nullptr) {
+      // as the reference: x += (o + b)
+      const float d = delta_bias != nullptr ? __fadd_rn(delta_row[c], delta_bias[c]) : delta_row[c];
+      v = __fadd_rn(v, d);
+      row[c] = v;  // each thread reads back only its own columns
+    }
+    sum = __fadd_rn(sum, __fmul_rn(v, v));
+  }
+  partial[threadIdx.x] = sum;
+  __syncthreads();
+  for (int stride = kNormThreads / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride)
+      partial[threadIdx.x] = __fadd_rn(partial[threadIdx.x], partial[threadIdx.x + stride]);
+    __syncthreads();
+  }
+  const float scale = 1.0f / sqrtf(partial[0] / static_cast<float>(hidden) + eps);
+  float* out_row = out + static_cast<int64_t>(blockIdx.x) * hidden;
+  for (int c = threadIdx.x; c < hidden; c += kNormThreads)
+    out_row[c] = __fmul_rn(__fmul_rn(row[c], scale), weight[c]);
+}
+
+}  // namespace
+
+cudaError_t launch_embed(const Element* table, const RowMeta* rows, int row_count, int hidden,
+                         float* x, cudaStream_t stream) {
+  if (row_count == 0) return cudaSuccess;
+  embed_kernel<<<row_count, kNormThreads, 0, stream>>>(table, rows, hidden, x);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_rmsnorm_residual(float* x, const float* delta, const float* delta_bias,
+                                    const float* weight, const std::int32_t* row_index,
+                                    int out_rows, int hidden, float eps, float* out,
+                                    cudaStream_t stream) {
+  if (out_rows == 0) return cudaSuccess;
+  rmsnorm_residual_kernel<<<out_rows, kNormThreads, 0, stream>>>(x, delta, delta_bias, weight,
+                                                                  row_index, hidden, eps, out);
+  return cudaGetLastError();
+}
 
 }  // namespace algenta::cuda

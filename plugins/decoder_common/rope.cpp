@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numbers>
 
-namespace algenta::oracle {
+namespace algenta::decoder {
 namespace {
 
 // torch evaluates `scalar op tensor` in the tensor's dtype: the Python
@@ -65,4 +65,4 @@ void apply_rope(float* x, std::size_t head_dim, const float* cos, const float* s
   }
 }
 
-}  // namespace algenta::oracle
+}  // namespace algenta::decoder

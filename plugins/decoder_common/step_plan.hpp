@@ -5,13 +5,22 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "algenta/plugin_abi.h"
-#include "kv_cache.hpp"
 
-namespace algenta::oracle {
+namespace algenta::decoder {
+
+// What an engine knows about its live sequences, as the planner needs it.
+class LiveSequences {
+ public:
+  virtual ~LiveSequences() = default;
+  // Tokens cached for `id`, or nothing when the sequence is not live.
+  virtual std::optional<std::size_t> cached_length(std::uint64_t id) const = 0;
+  virtual std::size_t live_count() const = 0;
+};
 
 struct EngineLimits {
   std::size_t max_context = 0;    // positions per sequence
@@ -39,7 +48,7 @@ struct StepPlan {
 // chunk that does not start at its sequence's cached length, positions past
 // the context, token ids outside the vocabulary, more live sequences than
 // allowed, and a logits buffer smaller than the requested logits.
-StepPlan plan_step(const AlgentaEngineStep_Args& args, const KvCache& cache,
+StepPlan plan_step(const AlgentaEngineStep_Args& args, const LiveSequences& live,
                    const EngineLimits& limits);
 
-}  // namespace algenta::oracle
+}  // namespace algenta::decoder

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace algenta::oracle {
+namespace algenta::decoder {
 
 struct RopeConfig {
   enum class Scaling { none, linear, llama3 };
@@ -35,4 +35,4 @@ void rope_angles(const std::vector<float>& inv_freq, std::size_t position, float
 //   x[i+half] = x[i + half] * cos[i] + x[i] * sin[i]
 void apply_rope(float* x, std::size_t head_dim, const float* cos, const float* sin);
 
-}  // namespace algenta::oracle
+}  // namespace algenta::decoder

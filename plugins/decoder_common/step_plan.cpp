@@ -5,7 +5,7 @@
 
 #include "plugin_support/plugin_error.hpp"
 
-namespace algenta::oracle {
+namespace algenta::decoder {
 namespace {
 
 [[noreturn]] void refuse(const std::string& message) {
@@ -16,23 +16,23 @@ std::string sequence_text(std::uint64_t id) { return "sequence " + std::to_strin
 
 // The sequence's place in the cache: a new one starts at 0, a live one
 // continues exactly where its cached tokens end.
-void check_start(const AlgentaSequenceChunk& chunk, const KvCache& cache) {
-  const SequenceKv* live = cache.find(chunk.sequence_id);
+void check_start(const AlgentaSequenceChunk& chunk, const LiveSequences& sequences) {
+  const std::optional<std::size_t> live = sequences.cached_length(chunk.sequence_id);
   const std::string who = sequence_text(chunk.sequence_id);
   if (chunk.start_position == 0) {
-    if (live != nullptr) {
-      refuse(who + " already holds " + std::to_string(live->length()) +
+    if (live.has_value()) {
+      refuse(who + " already holds " + std::to_string(*live) +
              " tokens; a chunk at position 0 starts a new sequence (free it first)");
     }
     return;
   }
-  if (live == nullptr) {
+  if (!live.has_value()) {
     refuse(who + " is not live, so its chunk must start at position 0, not " +
            std::to_string(chunk.start_position));
   }
-  if (chunk.start_position != live->length()) {
+  if (chunk.start_position != *live) {
     refuse(who + ": chunk starts at position " + std::to_string(chunk.start_position) +
-           " but the sequence holds " + std::to_string(live->length()) + " tokens");
+           " but the sequence holds " + std::to_string(*live) + " tokens");
   }
 }
 
@@ -70,7 +70,7 @@ std::size_t requested_logits(const AlgentaSequenceChunk& chunk, std::size_t voca
 
 }  // namespace
 
-StepPlan plan_step(const AlgentaEngineStep_Args& args, const KvCache& cache,
+StepPlan plan_step(const AlgentaEngineStep_Args& args, const LiveSequences& sequences,
                    const EngineLimits& limits) {
   StepPlan plan;
   if (args.chunk_count == 0) return plan;
@@ -90,7 +90,7 @@ StepPlan plan_step(const AlgentaEngineStep_Args& args, const KvCache& cache,
     if (!seen.insert(chunk.sequence_id).second) {
       refuse(who + " appears in more than one chunk of this step");
     }
-    check_start(chunk, cache);
+    check_start(chunk, sequences);
     check_tokens(chunk, limits);
 
     PlannedChunk planned;
@@ -106,8 +106,8 @@ StepPlan plan_step(const AlgentaEngineStep_Args& args, const KvCache& cache,
     plan.chunks.push_back(planned);
   }
 
-  if (cache.live() + new_sequences > limits.max_sequences) {
-    refuse("this step would make " + std::to_string(cache.live() + new_sequences) +
+  if (sequences.live_count() + new_sequences > limits.max_sequences) {
+    refuse("this step would make " + std::to_string(sequences.live_count() + new_sequences) +
            " sequences live; the engine holds at most " + std::to_string(limits.max_sequences) +
            " (free some first)");
   }
@@ -120,4 +120,4 @@ StepPlan plan_step(const AlgentaEngineStep_Args& args, const KvCache& cache,
   return plan;
 }
 
-}  // namespace algenta::oracle
+}  // namespace algenta::decoder

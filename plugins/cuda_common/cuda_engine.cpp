@@ -1,0 +1,418 @@
+#include "cuda_engine.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <string>
+
+#include "engine_open.hpp"
+#include "plugin_support/plugin_error.hpp"
+#include "rope.hpp"
+#include "target_policy.hpp"
+
+namespace algenta::cuda {
+namespace {
+
+[[noreturn]] void fail(AlgentaStatusCode code, const std::string& message) {
+  throw plugin::StatusError{code, message};
+}
+
+checkpoint::Dtype element_dtype() {
+  return std::strcmp(TargetPolicy::kComputeDtype, "f16") == 0 ? checkpoint::Dtype::F16
+                                                              : checkpoint::Dtype::BF16;
+}
+
+cudaDataType_t element_cuda_type() {
+  return element_dtype() == checkpoint::Dtype::F16 ? CUDA_R_16F : CUDA_R_16BF;
+}
+
+void select_device(std::uint32_t ordinal) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    fail(ALGENTA_STATUS_DEVICE, std::string(TargetPolicy::kPluginName) +
+                                    ": no CUDA device is usable (" + cudaGetErrorString(status) +
+                                    ")");
+  }
+  if (ordinal >= static_cast<std::uint32_t>(count)) {
+    fail(ALGENTA_STATUS_INVALID_ARGUMENT, "device_ordinal " + std::to_string(ordinal) +
+                                              " does not exist; devices: 0.." +
+                                              std::to_string(count - 1));
+  }
+  check_cuda(cudaSetDevice(static_cast<int>(ordinal)), "selecting device " + std::to_string(ordinal));
+}
+
+PassLimits pass_limits_for(const decoder::ModelShape& shape, std::size_t max_context) {
+  PassLimits limits;
+  limits.max_blocks = static_cast<int>((max_context + kKvBlockTokens - 1) / kKvBlockTokens);
+  limits.max_rows = std::max(kMaxPrefillRows, kMaxDecodeRows);
+  limits.max_slots = limits.max_rows;
+  limits.max_decode_rows = kMaxDecodeRows;
+  limits.max_splits = (limits.max_blocks + kDecodeSplitBlocks - 1) / kDecodeSplitBlocks;
+  limits.logits_rows = std::max(kLogitsRowsAtOnce, kMaxDecodeRows);
+  limits.rope_positions = static_cast<int>(max_context) + 1;  // +1: see the planted RoPE bug
+  limits.gemm_workspace = kGemmWorkspaceBytes;
+  (void)shape;
+  return limits;
+}
+
+std::uint64_t kv_block_bytes(const decoder::ModelShape& shape) {
+  return std::uint64_t{2} * shape.layers * shape.kv_heads * kKvBlockTokens * shape.head_dim *
+         sizeof(float);
+}
+
+// KV blocks: what kv_cache_bytes asks for, or 90% of what the device has left
+// after weights and workspace, capped at what max_sequences full-length
+// sequences could ever use. At least one full-context sequence must fit.
+std::size_t plan_kv_blocks(std::uint64_t requested_bytes, std::uint64_t weight_bytes,
+                           std::uint64_t workspace_bytes, const decoder::ModelShape& shape,
+                           const decoder::EngineLimits& limits, const PassLimits& pass) {
+  const DeviceMemoryInfo memory = device_memory_info();
+  const std::uint64_t block_bytes = kv_block_bytes(shape);
+  const std::uint64_t one_sequence = std::uint64_t(pass.max_blocks) * block_bytes;
+  const std::uint64_t fixed = weight_bytes + workspace_bytes + kDeviceHeadroomBytes;
+  const std::string needs = "weights " + byte_text(weight_bytes) + ", workspace " +
+                            byte_text(workspace_bytes) + ", headroom " +
+                            byte_text(kDeviceHeadroomBytes);
+  if (fixed + one_sequence > memory.free_bytes) {
+    fail(ALGENTA_STATUS_OUT_OF_MEMORY,
+         "the model needs " + byte_text(fixed + one_sequence) + " of device memory (" + needs +
+             ", KV cache for one sequence of " + std::to_string(limits.max_context) + " tokens " +
+             byte_text(one_sequence) + ") but the device has " + byte_text(memory.free_bytes) +
+             " free of " + byte_text(memory.total_bytes) +
+             " (lower max_context, or free the device)");
+  }
+  const std::uint64_t available = memory.free_bytes - fixed;
+  if (requested_bytes != 0) {
+    if (requested_bytes < one_sequence) {
+      fail(ALGENTA_STATUS_INVALID_ARGUMENT,
+           "kv_cache_bytes " + std::to_string(requested_bytes) + " holds less than one sequence of " +
+               std::to_string(limits.max_context) + " tokens, which needs " +
+               byte_text(one_sequence));
+    }
+    if (requested_bytes > available) {
+      fail(ALGENTA_STATUS_OUT_OF_MEMORY,
+           "kv_cache_bytes asks for " + byte_text(requested_bytes) + " but only " +
+               byte_text(available) + " are left after " + needs + " (device free " +
+               byte_text(memory.free_bytes) + ")");
+    }
+    return static_cast<std::size_t>(requested_bytes / block_bytes);
+  }
+  const std::uint64_t most_useful = std::uint64_t(limits.max_sequences) * pass.max_blocks;
+  const std::uint64_t affordable = available / 10 * 9 / block_bytes;
+  return static_cast<std::size_t>(std::max<std::uint64_t>(std::min(most_useful, affordable),
+                                                          pass.max_blocks));
+}
+
+bool engine_log_enabled() {
+  const char* value = std::getenv("ALGENTA_ENGINE_LOG");
+  return value != nullptr && std::strcmp(value, "1") == 0;
+}
+
+std::int32_t argmax_lowest(const float* values, std::size_t n) {
+  std::int32_t best = 0;
+  float best_value = -std::numeric_limits<float>::infinity();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (values[i] > best_value) {
+      best_value = values[i];
+      best = static_cast<std::int32_t>(i);
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+CudaEngine::CudaEngine(checkpoint::ResidentCheckpoint checkpoint, const decoder::ModelShape& shape,
+                       const decoder::FamilyDescription& family,
+                       const decoder::EngineLimits& limits, const PassLimits& pass_limits,
+                       std::size_t kv_blocks)
+    : checkpoint_(std::move(checkpoint)),
+      shape_(shape),
+      family_(family),
+      limits_(limits),
+      pass_limits_(pass_limits),
+      weights_(shape_, family_, element_dtype()),
+      workspace_(shape_, pass_limits_),
+      kv_blocks_(kv_blocks, static_cast<std::size_t>(pass_limits.max_blocks)) {
+  check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
+  weights_.upload(checkpoint_);
+  workspace_.allocate();
+  kv_pool_.blocks = kv_blocks;
+  kv_pool_.block_floats = shape_.kv_heads * kKvBlockTokens * shape_.head_dim;
+  kv_arena_.plan(kv_pool_.bytes(shape_.layers));
+  kv_arena_.allocate("the KV cache");
+  kv_pool_.base = kv_arena_.at<float>(0);
+  // Defined contents everywhere, though only written slots are ever read.
+  check_cuda(cudaMemsetAsync(kv_pool_.base, 0, kv_arena_.bytes(), stream_), "clearing the KV cache");
+  upload_rope_tables();
+  gemm_ = std::make_unique<LtGemm>(element_cuda_type(), workspace_.at<void>(workspace_.gemm),
+                                   kGemmWorkspaceBytes);
+  const int hidden = static_cast<int>(shape_.hidden);
+  const int inter = static_cast<int>(shape_.intermediate);
+  gemm_->pin(static_cast<int>(shape_.q_dim() + 2 * shape_.kv_dim()), hidden);
+  gemm_->pin(hidden, static_cast<int>(shape_.q_dim()));
+  gemm_->pin(2 * inter, hidden);
+  gemm_->pin(hidden, inter);
+  forward_ = std::make_unique<DeviceForward>(shape_, family_, weights_, workspace_, pass_limits_,
+                                             kv_pool_, *gemm_);
+  synchronize("opening the engine");
+}
+
+CudaEngine::~CudaEngine() {
+  if (stream_ != nullptr) cudaStreamSynchronize(stream_);
+  for (auto& [bucket, graph] : decode_graphs_) cudaGraphExecDestroy(graph);
+  gemm_.reset();
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+std::unique_ptr<CudaEngine> CudaEngine::open(AlgentaEngineOpen_Args& args,
+                                             const AlgentaDescriptor& descriptor) {
+  if (args.checkpoint_dir == nullptr) fail(ALGENTA_STATUS_INVALID_ARGUMENT, "checkpoint_dir is NULL");
+  const std::filesystem::path dir(args.checkpoint_dir);
+  // Everything about the checkpoint is settled before the GPU is touched.
+  checkpoint::ResidentCheckpoint checkpoint = decoder::open_resident_checkpoint(dir);
+  const facts::ModelFacts facts = decoder::read_model_facts(dir);
+  decoder::refuse_unsupported(facts, descriptor);
+  const decoder::ModelShape shape = decoder::shape_of(facts);
+
+  decoder::EngineLimits limits;
+  limits.max_context = decoder::served_context(args.max_context, shape.max_positions);
+  limits.vocab = shape.vocab;
+  limits.max_sequences = args.max_sequences == 0 ? kDefaultMaxSequences : args.max_sequences;
+  const PassLimits pass = pass_limits_for(shape, limits.max_context);
+
+  select_device(args.device_ordinal);
+  const DeviceWeights sizing(shape, decoder::describe_family(facts), element_dtype());
+  const Workspace workspace_sizing(shape, pass);
+  const std::size_t kv_blocks = plan_kv_blocks(args.kv_cache_bytes, sizing.bytes(),
+                                               workspace_sizing.bytes(), shape, limits, pass);
+
+  std::unique_ptr<CudaEngine> engine(new CudaEngine(
+      std::move(checkpoint), shape, decoder::describe_family(facts), limits, pass, kv_blocks));
+  args.max_context = static_cast<std::uint32_t>(limits.max_context);
+  args.vocab_size = static_cast<std::uint32_t>(limits.vocab);
+  return engine;
+}
+
+void CudaEngine::upload_rope_tables() {
+  const std::vector<float> inv_freq =
+      decoder::rope_inverse_frequencies(shape_.head_dim, shape_.rope);
+  const std::size_t half = shape_.head_dim / 2;
+  const std::size_t positions = static_cast<std::size_t>(pass_limits_.rope_positions);
+  std::vector<float> cos(positions * half), sin(positions * half);
+  for (std::size_t p = 0; p < positions; ++p) {
+    decoder::rope_angles(inv_freq, p, cos.data() + p * half, sin.data() + p * half);
+  }
+  check_cuda(cudaMemcpy(workspace_.at<float>(workspace_.rope_cos), cos.data(),
+                        cos.size() * sizeof(float), cudaMemcpyHostToDevice),
+             "uploading RoPE tables");
+  check_cuda(cudaMemcpy(workspace_.at<float>(workspace_.rope_sin), sin.data(),
+                        sin.size() * sizeof(float), cudaMemcpyHostToDevice),
+             "uploading RoPE tables");
+}
+
+void CudaEngine::synchronize(const char* what) {
+  check_cuda(cudaStreamSynchronize(stream_), what);
+}
+
+void CudaEngine::step(AlgentaEngineStep_Args& args) {
+  std::lock_guard lock(mutex_);
+  const decoder::StepPlan plan = decoder::plan_step(args, kv_blocks_, limits_);
+  if (plan.chunks.empty()) return;
+  kv_blocks_.reserve(plan.chunks);  // refuses before changing anything
+  try {
+    execute(plan, args);
+  } catch (...) {
+    kv_blocks_.roll_back(plan.chunks);
+    throw;
+  }
+  for (const decoder::PlannedChunk& chunk : plan.chunks) {
+    kv_blocks_.set_length(chunk.sequence_id, chunk.start + chunk.tokens.size());
+  }
+}
+
+int CudaEngine::slot_of(Pass& pass, std::uint64_t sequence_id) const {
+  const auto found = pass.slots.find(sequence_id);
+  if (found != pass.slots.end()) return found->second;
+  const int slot = static_cast<int>(pass.slots.size());
+  pass.slots.emplace(sequence_id, slot);
+  const std::vector<std::int32_t>& blocks = kv_blocks_.blocks_of(sequence_id);
+  pass.tables.resize(pass.tables.size() + pass_limits_.max_blocks, 0);
+  std::copy(blocks.begin(), blocks.end(),
+            pass.tables.end() - pass_limits_.max_blocks);
+  return slot;
+}
+
+// Rows of one-token chunks run as decode passes, all others as prefill
+// passes (split at kMaxPrefillRows; a later pass sees the keys an earlier
+// one wrote). Logits land straight in the caller's buffer, or in `spare`
+// for chunks that asked for none but still need their next token.
+void CudaEngine::execute(const decoder::StepPlan& plan, AlgentaEngineStep_Args& args) {
+  const std::size_t vocab = shape_.vocab;
+  std::vector<float> spare;
+  std::size_t spare_rows = 0;
+  for (const decoder::PlannedChunk& chunk : plan.chunks) {
+    if (chunk.logits == ALGENTA_LOGITS_NONE) ++spare_rows;
+  }
+  spare.resize(spare_rows * vocab);
+  float* next_spare = spare.data();
+  std::vector<const float*> last_logits(plan.chunks.size());
+
+  Pass prefill;
+  Pass decode;
+  auto flush_prefill = [&] {
+    if (!prefill.rows.empty()) run_prefill(prefill);
+    prefill = Pass{};
+  };
+  auto flush_decode = [&] {
+    if (!decode.rows.empty()) run_decode(decode);
+    decode = Pass{};
+  };
+
+  for (std::size_t c = 0; c < plan.chunks.size(); ++c) {
+    const decoder::PlannedChunk& chunk = plan.chunks[c];
+    const bool one_token = chunk.tokens.size() == 1;
+    for (std::size_t i = 0; i < chunk.tokens.size(); ++i) {
+      Pass& pass = one_token ? decode : prefill;
+      const int limit = one_token ? kMaxDecodeRows : kMaxPrefillRows;
+      if (static_cast<int>(pass.rows.size()) == limit) one_token ? flush_decode() : flush_prefill();
+      const int row = static_cast<int>(pass.rows.size());
+      pass.rows.push_back({chunk.tokens[i], static_cast<std::int32_t>(chunk.start + i),
+                           slot_of(pass, chunk.sequence_id),
+                           static_cast<std::int32_t>(chunk.start)});
+      const bool last = i + 1 == chunk.tokens.size();
+      float* out = nullptr;
+      if (chunk.logits == ALGENTA_LOGITS_ALL) {
+        out = args.logits + chunk.logits_offset + i * vocab;
+      } else if (last) {
+        out = chunk.logits == ALGENTA_LOGITS_LAST ? args.logits + chunk.logits_offset : next_spare;
+        if (chunk.logits == ALGENTA_LOGITS_NONE) next_spare += vocab;
+      }
+      if (out != nullptr) pass.logits.push_back({row, out});
+      if (last) last_logits[c] = out;
+    }
+  }
+  flush_prefill();
+  flush_decode();
+  for (std::size_t c = 0; c < plan.chunks.size(); ++c) {
+    args.next_tokens[c] = argmax_lowest(last_logits[c], vocab);
+  }
+}
+
+void CudaEngine::upload(const Pass& pass, int padded_rows) {
+  std::vector<RowMeta> rows = pass.rows;
+  rows.resize(static_cast<std::size_t>(padded_rows), RowMeta{0, -1, 0, 0});
+  check_cuda(cudaMemcpyAsync(forward_->rows(), rows.data(), rows.size() * sizeof(RowMeta),
+                             cudaMemcpyHostToDevice, stream_),
+             "uploading the pass's rows");
+  check_cuda(cudaMemcpyAsync(forward_->block_tables(), pass.tables.data(),
+                             pass.tables.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice,
+                             stream_),
+             "uploading block tables");
+}
+
+void CudaEngine::copy_logits(const Pass& pass, int first_row, int count) {
+  const std::size_t vocab = shape_.vocab;
+  for (const LogitsTarget& target : pass.logits) {
+    if (target.row < first_row || target.row >= first_row + count) continue;
+    check_cuda(cudaMemcpyAsync(target.out,
+                               forward_->logits() + static_cast<std::size_t>(target.row - first_row) * vocab,
+                               vocab * sizeof(float), cudaMemcpyDeviceToHost, stream_),
+               "copying logits");
+  }
+  synchronize("computing a step");
+}
+
+void CudaEngine::run_prefill(Pass& pass) {
+  const int rows = static_cast<int>(pass.rows.size());
+  upload(pass, rows);
+  std::vector<std::int32_t> logit_rows;
+  for (const LogitsTarget& target : pass.logits) logit_rows.push_back(target.row);
+  check_cuda(cudaMemcpyAsync(forward_->logit_rows(), logit_rows.data(),
+                             logit_rows.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice,
+                             stream_),
+             "uploading logit rows");
+  forward_->layers(rows, PassForm::prefill, stream_);
+  const int count = static_cast<int>(logit_rows.size());
+  forward_->final_norm(forward_->logit_rows(), count, stream_);
+  // normed row i now holds pass row logit_rows[i]; map targets onto it.
+  Pass compact;
+  for (int i = 0; i < count; ++i) compact.logits.push_back({i, pass.logits[i].out});
+  for (int first = 0; first < count; first += kLogitsRowsAtOnce) {
+    const int group = std::min(kLogitsRowsAtOnce, count - first);
+    forward_->lm_head(first, group, stream_);
+    copy_logits(compact, first, group);
+  }
+}
+
+void CudaEngine::run_decode(Pass& pass) {
+  const int rows = static_cast<int>(pass.rows.size());
+  int bucket = 1;
+  while (bucket < rows) bucket *= 2;
+  upload(pass, bucket);
+  check_cuda(cudaGraphLaunch(decode_graph(bucket), stream_), "launching the decode graph");
+  copy_logits(pass, 0, rows);
+}
+
+// One graph per bucket: every layer, the final norm and lm_head for `bucket`
+// rows, reading rows and block tables from fixed workspace buffers.
+cudaGraphExec_t CudaEngine::decode_graph(int bucket) {
+  const auto found = decode_graphs_.find(bucket);
+  if (found != decode_graphs_.end()) return found->second;
+  check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
+             "capturing the decode graph");
+  cudaGraph_t graph = nullptr;
+  try {
+    forward_->layers(bucket, PassForm::decode, stream_);
+    forward_->final_norm(nullptr, bucket, stream_);
+    forward_->lm_head(0, bucket, stream_);
+  } catch (...) {
+    cudaStreamEndCapture(stream_, &graph);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    throw;
+  }
+  check_cuda(cudaStreamEndCapture(stream_, &graph), "capturing the decode graph");
+  std::size_t nodes = 0;
+  cudaGraphGetNodes(graph, nullptr, &nodes);
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  check_cuda(status, "instantiating the decode graph");
+  if (engine_log_enabled()) {
+    std::fprintf(stderr, "%s: decode graph for %d rows: %zu kernel launches per step\n",
+                 TargetPolicy::kPluginName, bucket, nodes);
+  }
+  decode_graphs_.emplace(bucket, exec);
+  return exec;
+}
+
+void CudaEngine::free_sequences(const AlgentaSequencesFree_Args& args) {
+  std::lock_guard lock(mutex_);
+  if (args.sequence_count > 0 && args.sequence_ids == nullptr) {
+    fail(ALGENTA_STATUS_INVALID_ARGUMENT,
+         "sequence_ids is NULL with sequence_count " + std::to_string(args.sequence_count));
+  }
+  for (std::size_t i = 0; i < args.sequence_count; ++i) {
+    if (!kv_blocks_.is_live(args.sequence_ids[i])) {
+      fail(ALGENTA_STATUS_INVALID_ARGUMENT,
+           "sequence " + std::to_string(args.sequence_ids[i]) + " is not live; nothing was freed");
+    }
+  }
+  for (std::size_t i = 0; i < args.sequence_count; ++i) kv_blocks_.release(args.sequence_ids[i]);
+}
+
+void CudaEngine::report_memory(AlgentaMemoryReport_Args& args) {
+  std::lock_guard lock(mutex_);
+  const DeviceMemoryInfo memory = device_memory_info();
+  args.weight_bytes = weights_.bytes();
+  args.kv_cache_bytes = kv_arena_.bytes();
+  args.workspace_bytes = workspace_.bytes();
+  args.device_free_bytes = memory.free_bytes;
+  args.device_total_bytes = memory.total_bytes;
+}
+
+}  // namespace algenta::cuda

@@ -1,0 +1,133 @@
+#include "device_forward.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace algenta::cuda {
+namespace {
+
+void check_launch(cudaError_t status, const char* kernel) {
+  check_cuda(status, std::string("launching ") + kernel);
+}
+
+}  // namespace
+
+PagedKv KvPool::layer(std::size_t index, const std::int32_t* block_tables, int max_blocks,
+                      int kv_heads, int head_dim) const {
+  float* keys = base + (2 * index) * blocks * block_floats;
+  float* values = keys + blocks * block_floats;
+  return {keys, values, block_tables, max_blocks, kv_heads, head_dim};
+}
+
+std::uint64_t KvPool::bytes(std::size_t layers) const {
+  return static_cast<std::uint64_t>(2 * layers) * blocks * block_floats * sizeof(float);
+}
+
+DeviceForward::DeviceForward(const decoder::ModelShape& shape,
+                             const decoder::FamilyDescription& family, const DeviceWeights& weights,
+                             const Workspace& workspace, const PassLimits& limits,
+                             const KvPool& kv, LtGemm& gemm)
+    : shape_(shape),
+      family_(family),
+      weights_(weights),
+      ws_(workspace),
+      limits_(limits),
+      kv_(kv),
+      gemm_(gemm),
+      // as transformers: head_dim ** -0.5 in Python, then f32
+      attention_scale_(static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)))) {}
+
+float* DeviceForward::logits() const { return ws_.at<float>(ws_.logits); }
+RowMeta* DeviceForward::rows() const { return ws_.at<RowMeta>(ws_.rows); }
+std::int32_t* DeviceForward::block_tables() const { return ws_.at<std::int32_t>(ws_.block_tables); }
+std::int32_t* DeviceForward::logit_rows() const { return ws_.at<std::int32_t>(ws_.logit_rows); }
+
+void DeviceForward::project(const float* input, const Element* weight, float* output, int rows,
+                            int n, int k, PassForm form, cudaStream_t stream) const {
+  if (form == PassForm::decode) {
+    check_launch(launch_decode_gemm_f32(input, weight, output, rows, n, k, stream), "decode_gemm");
+    return;
+  }
+  // hi + lo carry the fp32 activations to tensor cores with ~16 mantissa bits.
+  Element* hi = ws_.at<Element>(ws_.hi);
+  Element* lo = ws_.at<Element>(ws_.lo);
+  check_launch(launch_split_hi_lo(input, std::int64_t{rows} * k, hi, lo, stream), "split_hi_lo");
+  gemm_.run(hi, weight, output, rows, n, k, /*accumulate=*/false, stream);
+  gemm_.run(lo, weight, output, rows, n, k, /*accumulate=*/true, stream);
+}
+
+void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, cudaStream_t stream) const {
+  const HeadShape heads{static_cast<int>(shape_.heads), static_cast<int>(shape_.kv_heads),
+                        static_cast<int>(shape_.head_dim)};
+  const PagedKv kv = kv_.layer(layer, block_tables(), limits_.max_blocks, heads.kv_heads,
+                               heads.head_dim);
+  const int qkv_stride = static_cast<int>(shape_.q_dim() + 2 * shape_.kv_dim());
+  float* qkv = ws_.at<float>(ws_.qkv);
+  float* out = ws_.at<float>(ws_.attention);
+  const DeviceLayer w = weights_.layer(layer);
+  check_launch(launch_qkv_rope_cache(qkv, w.qkv_bias, w.q_norm, w.k_norm, shape_.rms_norm_eps,
+                                     ws_.at<float>(ws_.rope_cos), ws_.at<float>(ws_.rope_sin),
+                                     rows(), row_count, heads, kv, stream),
+               "qkv_rope_cache");
+  if (form == PassForm::decode) {
+    check_launch(launch_attention_decode(qkv, qkv_stride, rows(), row_count, heads, kv,
+                                         attention_scale_, limits_.max_splits,
+                                         ws_.at<float>(ws_.partials), out, stream),
+                 "attention_decode");
+  } else {
+    check_launch(launch_attention_prefill(qkv, qkv_stride, rows(), row_count, heads, kv,
+                                          attention_scale_, out, stream),
+                 "attention_prefill");
+  }
+}
+
+void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream) const {
+  const int rows = row_count;
+  const int hidden = static_cast<int>(shape_.hidden);
+  const int q_dim = static_cast<int>(shape_.q_dim());
+  const int qkv_width = static_cast<int>(shape_.q_dim() + 2 * shape_.kv_dim());
+  const int inter = static_cast<int>(shape_.intermediate);
+  float* x = ws_.at<float>(ws_.x);
+  float* normed = ws_.at<float>(ws_.normed);
+  float* delta = ws_.at<float>(ws_.delta);
+  float* gate_up = ws_.at<float>(ws_.gate_up);
+  float* activation = ws_.at<float>(ws_.activation);
+
+  check_launch(launch_embed(weights_.embed_tokens(), this->rows(), rows, hidden, x, stream),
+               "embed");
+  for (std::size_t l = 0; l < shape_.layers; ++l) {
+    const DeviceLayer w = weights_.layer(l);
+    check_launch(launch_rmsnorm_residual(x, l == 0 ? nullptr : delta, nullptr, w.input_norm,
+                                         nullptr, rows, hidden, shape_.rms_norm_eps, normed,
+                                         stream),
+                 "rmsnorm_residual");
+    project(normed, w.qkv, ws_.at<float>(ws_.qkv), rows, qkv_width, hidden, form, stream);
+    attend(l, rows, form, stream);
+    project(ws_.at<float>(ws_.attention), w.o, delta, rows, hidden, q_dim, form, stream);
+    check_launch(launch_rmsnorm_residual(x, delta, w.o_bias, w.post_attention_norm, nullptr, rows,
+                                         hidden, shape_.rms_norm_eps, normed, stream),
+                 "rmsnorm_residual");
+    project(normed, w.gate_up, gate_up, rows, 2 * inter, hidden, form, stream);
+    check_launch(launch_swiglu(gate_up, rows, inter, activation, stream), "swiglu");
+    project(activation, w.down, delta, rows, hidden, inter, form, stream);
+  }
+}
+
+void DeviceForward::final_norm(const std::int32_t* logit_rows, int count,
+                               cudaStream_t stream) const {
+  check_launch(launch_rmsnorm_residual(ws_.at<float>(ws_.x), ws_.at<float>(ws_.delta), nullptr,
+                                       weights_.final_norm(), logit_rows, count,
+                                       static_cast<int>(shape_.hidden), shape_.rms_norm_eps,
+                                       ws_.at<float>(ws_.normed), stream),
+               "rmsnorm_residual");
+}
+
+void DeviceForward::lm_head(int first, int count, cudaStream_t stream) const {
+  const float* normed = ws_.at<float>(ws_.normed) + static_cast<std::size_t>(first) * shape_.hidden;
+  check_launch(launch_decode_gemm_f32(normed, weights_.lm_head(), logits(), count,
+                                      static_cast<int>(shape_.vocab),
+                                      static_cast<int>(shape_.hidden), stream),
+               "decode_gemm (lm_head)");
+}
+
+}  // namespace algenta::cuda

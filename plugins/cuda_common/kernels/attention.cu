@@ -1,0 +1,221 @@
+// Causal attention over the paged cache, flash style: keys are visited in
+// fixed blocks of kKvBlockTokens from position 0 with an online softmax, so
+// no score matrix is ever stored (workspace is O(rows x heads x head_dim)).
+// One warp per (row, query head): lane j scores key j of a block, the block's
+// max and sum use the fixed butterfly, and every lane then accumulates its
+// head_dim slice over the block's keys in increasing order. GQA maps query
+// head h to kv head h / (heads / kv_heads). Both forms below reduce in an
+// order fixed by the row's position alone: never by the batch, the chunking
+// of the prompt, or other sequences.
+#include <cfloat>
+
+#include "launch.hpp"
+#include "warp_reduce.cuh"
+
+#ifndef ALGENTA_CUDA_PLANTED_BUG
+#define ALGENTA_CUDA_PLANTED_BUG 0
+#endif
+
+namespace algenta::cuda {
+namespace {
+
+constexpr int kWarpsPerBlock = 4;
+
+struct RunningSoftmax {
+  float max = -FLT_MAX;  // finite: exp(max - new_max) stays well defined
+  float sum = 0.f;
+  float acc[kMaxHeadDimPerLane] = {};
+};
+
+__device__ __forceinline__ int kv_head_of(int head, const HeadShape& shape) {
+#if ALGENTA_CUDA_PLANTED_BUG == 2
+  return head % shape.kv_heads;  // planted: interleaved instead of grouped
+#else
+  return head / (shape.heads / shape.kv_heads);
+#endif
+}
+
+__device__ __forceinline__ const float* block_base(const float* base, const PagedKv& kv, int slot,
+                                                   int kv_head, int block_index) {
+  const int block = kv.block_tables[slot * kv.max_blocks + block_index];
+  return base + (static_cast<int64_t>(block) * kv.kv_heads + kv_head) * kKvBlockTokens * kv.head_dim;
+}
+
+// Adds keys [first_block * B, min(end_block * B, last + 1)) to `state`.
+__device__ void attend_blocks(const float* query, const PagedKv& kv, int slot, int kv_head,
+                              int first_block, int end_block, int last, float scale,
+                              RunningSoftmax& state) {
+  const int lane = threadIdx.x % 32;
+  const int hd = kv.head_dim;
+  for (int b = first_block; b < end_block; ++b) {
+    const float* keys = block_base(kv.keys, kv, slot, kv_head, b);
+    const float* values = block_base(kv.values, kv, slot, kv_head, b);
+    const int valid = min(kKvBlockTokens, last - b * kKvBlockTokens + 1);
+
+    float score = -FLT_MAX;
+    if (lane < valid) {
+      const float* key = keys + lane * hd;
+      float dot = 0.f;
+      for (int d = 0; d < hd; ++d) dot = __fmaf_rn(query[d], key[d], dot);
+      score = __fmul_rn(dot, scale);
+    }
+    const float new_max = fmaxf(state.max, warp_max(score));
+    const float rescale = expf(__fsub_rn(state.max, new_max));
+    const float weight = lane < valid ? expf(__fsub_rn(score, new_max)) : 0.f;
+    state.sum = __fadd_rn(__fmul_rn(state.sum, rescale), warp_sum(weight));
+#pragma unroll
+    for (int i = 0; i < kMaxHeadDimPerLane; ++i) state.acc[i] = __fmul_rn(state.acc[i], rescale);
+    for (int j = 0; j < valid; ++j) {
+      const float w = __shfl_sync(0xffffffffu, weight, j);
+      const float* value = values + j * hd;
+#pragma unroll
+      for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+        const int d = lane + 32 * i;
+        if (d < hd) state.acc[i] = __fmaf_rn(w, value[d], state.acc[i]);
+      }
+    }
+    state.max = new_max;
+  }
+}
+
+// The warp's query head, copied to shared memory for broadcast reads.
+__device__ const float* stage_query(const float* qkv, int qkv_stride, int row, int head, int hd,
+                                    float (*staging)[kMaxHeadDim]) {
+  const int warp = threadIdx.x / 32;
+  const float* source = qkv + static_cast<int64_t>(row) * qkv_stride + head * hd;
+  for (int d = threadIdx.x % 32; d < hd; d += 32) staging[warp][d] = source[d];
+  __syncwarp();
+  return staging[warp];
+}
+
+__device__ void write_head(float* out, int row, int head, const HeadShape& shape,
+                           const RunningSoftmax& state, float inverse_sum) {
+  float* target = out + (static_cast<int64_t>(row) * shape.heads + head) * shape.head_dim;
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+    const int d = lane + 32 * i;
+    if (d < shape.head_dim) target[d] = __fmul_rn(state.acc[i], inverse_sum);
+  }
+}
+
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    attention_prefill_kernel(const float* __restrict__ qkv, int qkv_stride,
+                             const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv,
+                             float scale, float* __restrict__ out) {
+  __shared__ float staging[kWarpsPerBlock][kMaxHeadDim];
+  const int head = blockIdx.y * kWarpsPerBlock + threadIdx.x / 32;
+  const RowMeta row = rows[blockIdx.x];
+  if (head >= shape.heads || row.position < 0) return;
+  const float* query = stage_query(qkv, qkv_stride, blockIdx.x, head, shape.head_dim, staging);
+  RunningSoftmax state;
+  attend_blocks(query, kv, row.slot, kv_head_of(head, shape), 0,
+                row.position / kKvBlockTokens + 1, row.position, scale, state);
+  write_head(out, blockIdx.x, head, shape, state, 1.0f / state.sum);
+}
+
+// Slice blockIdx.z of the row's keys into partials[row][head][slice]:
+// [max, sum, acc[head_dim]]. Slices past the row's keys write nothing.
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    attention_decode_slices_kernel(const float* __restrict__ qkv, int qkv_stride,
+                                   const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv,
+                                   float scale, int max_splits, float* __restrict__ partials) {
+  __shared__ float staging[kWarpsPerBlock][kMaxHeadDim];
+  const int head = blockIdx.y * kWarpsPerBlock + threadIdx.x / 32;
+  const RowMeta row = rows[blockIdx.x];
+  const int first_block = blockIdx.z * kDecodeSplitBlocks;
+  const int row_blocks = row.position / kKvBlockTokens + 1;
+  if (head >= shape.heads || row.position < 0 || first_block >= row_blocks) return;
+  const float* query = stage_query(qkv, qkv_stride, blockIdx.x, head, shape.head_dim, staging);
+  RunningSoftmax state;
+  attend_blocks(query, kv, row.slot, kv_head_of(head, shape), first_block,
+                min(first_block + kDecodeSplitBlocks, row_blocks), row.position, scale, state);
+
+  const int hd = shape.head_dim;
+  float* slice = partials +
+                 ((static_cast<int64_t>(blockIdx.x) * shape.heads + head) * max_splits + blockIdx.z) *
+                     (hd + 2);
+  const int lane = threadIdx.x % 32;
+  if (lane == 0) {
+    slice[0] = state.max;
+    slice[1] = state.sum;
+  }
+#pragma unroll
+  for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+    const int d = lane + 32 * i;
+    if (d < hd) slice[2 + d] = state.acc[i];
+  }
+}
+
+// Merges the row's slices in slice order.
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    attention_decode_merge_kernel(const RowMeta* __restrict__ rows, HeadShape shape,
+                                  int max_splits, const float* __restrict__ partials,
+                                  float* __restrict__ out) {
+  const int head = blockIdx.y * kWarpsPerBlock + threadIdx.x / 32;
+  const RowMeta row = rows[blockIdx.x];
+  const int hd = shape.head_dim;
+  float* target = out + (static_cast<int64_t>(blockIdx.x) * shape.heads + head) * hd;
+  const int lane = threadIdx.x % 32;
+  if (head >= shape.heads) return;
+  if (row.position < 0) {  // padding rows still leave defined values behind
+    for (int d = lane; d < hd; d += 32) target[d] = 0.f;
+    return;
+  }
+  const int slices =
+      (row.position / kKvBlockTokens + kDecodeSplitBlocks) / kDecodeSplitBlocks;
+  const float* first =
+      partials + (static_cast<int64_t>(blockIdx.x) * shape.heads + head) * max_splits * (hd + 2);
+
+  float merged_max = -FLT_MAX;
+  for (int s = 0; s < slices; ++s) merged_max = fmaxf(merged_max, first[s * (hd + 2)]);
+  RunningSoftmax state;
+  for (int s = 0; s < slices; ++s) {
+    const float* slice = first + s * (hd + 2);
+    const float factor = expf(__fsub_rn(slice[0], merged_max));
+    state.sum = __fmaf_rn(slice[1], factor, state.sum);
+#pragma unroll
+    for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+      const int d = lane + 32 * i;
+      if (d < hd) state.acc[i] = __fmaf_rn(slice[2 + d], factor, state.acc[i]);
+    }
+  }
+  write_head(out, blockIdx.x, head, shape, state, 1.0f / state.sum);
+}
+
+bool shape_ok(const HeadShape& shape) {
+  return shape.head_dim > 0 && shape.head_dim <= kMaxHeadDim && shape.kv_heads > 0 &&
+         shape.heads % shape.kv_heads == 0;
+}
+
+}  // namespace
+
+cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const RowMeta* rows,
+                                     int row_count, HeadShape shape, PagedKv kv, float scale,
+                                     float* out, cudaStream_t stream) {
+  if (row_count == 0) return cudaSuccess;
+  if (!shape_ok(shape)) return cudaErrorInvalidValue;
+  const dim3 grid(row_count, (shape.heads + kWarpsPerBlock - 1) / kWarpsPerBlock);
+  attention_prefill_kernel<<<grid, kWarpsPerBlock * 32, 0, stream>>>(qkv, qkv_stride, rows, shape,
+                                                                     kv, scale, out);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowMeta* rows,
+                                    int row_count, HeadShape shape, PagedKv kv, float scale,
+                                    int max_splits, float* partials, float* out,
+                                    cudaStream_t stream) {
+  if (row_count == 0) return cudaSuccess;
+  if (!shape_ok(shape) || max_splits <= 0) return cudaErrorInvalidValue;
+  const int head_groups = (shape.heads + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  attention_decode_slices_kernel<<<dim3(row_count, head_groups, max_splits), kWarpsPerBlock * 32, 0,
+                                   stream>>>(qkv, qkv_stride, rows, shape, kv, scale, max_splits,
+                                             partials);
+  const cudaError_t status = cudaGetLastError();
+  if (status != cudaSuccess) return status;
+  attention_decode_merge_kernel<<<dim3(row_count, head_groups), kWarpsPerBlock * 32, 0, stream>>>(
+      rows, shape, max_splits, partials, out);
+  return cudaGetLastError();
+}
+
+}  // namespace algenta::cuda

@@ -1,0 +1,46 @@
+// What the engine hands its kernels about a pass: one RowMeta per token row
+// and where each sequence's keys and values live in the paged cache.
+// Plain C++17 shared by the kernels (.cu) and the engine (.cpp).
+#pragma once
+
+#include <cstdint>
+
+namespace algenta::cuda {
+
+// Tokens per KV block. Attention walks keys block by block from position 0,
+// so a block is also the unit of its fixed reduction order.
+inline constexpr int kKvBlockTokens = 32;
+// head_dim <= 32 * kMaxHeadDimPerLane: a lane keeps that many accumulators.
+inline constexpr int kMaxHeadDimPerLane = 8;
+inline constexpr int kMaxHeadDim = 32 * kMaxHeadDimPerLane;
+// Decode attention splits a sequence's keys into slices of this many blocks.
+inline constexpr int kDecodeSplitBlocks = 16;
+
+struct RowMeta {
+  std::int32_t token;
+  std::int32_t position;     // < 0: a padding row that computes nothing
+  std::int32_t slot;         // the row's sequence: its row in the block tables
+  std::int32_t chunk_start;  // first position of the row's chunk
+};
+
+// Keys and values of one layer, fp32, laid out
+//   [block][kv_head][kKvBlockTokens][head_dim]
+// with block_tables[slot * max_blocks + position / kKvBlockTokens] naming the
+// block of a sequence's position.
+struct PagedKv {
+  float* keys;
+  float* values;
+  const std::int32_t* block_tables;
+  int max_blocks;
+  int kv_heads;
+  int head_dim;
+};
+
+// The attention heads of the model.
+struct HeadShape {
+  int heads;
+  int kv_heads;
+  int head_dim;
+};
+
+}  // namespace algenta::cuda

@@ -1,0 +1,66 @@
+// The kernels the engine drives, one launcher each. Every launcher only
+// enqueues on `stream` and returns the launch's cudaError_t. Element is the
+// target's weight type (TargetPolicy::Element); activations are fp32.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "engine_layout.hpp"
+#include "target_policy.hpp"
+
+namespace algenta::cuda {
+
+using Element = TargetPolicy::Element;
+
+// x[r, :] = float(table[rows[r].token, :])
+cudaError_t launch_embed(const Element* table, const RowMeta* rows, int row_count, int hidden,
+                         float* x, cudaStream_t stream);
+
+// For output row i (input row r = row_index ? row_index[i] : i):
+//   x[r, :] += delta[r, :] + delta_bias   (when delta is given; bias optional)
+//   out[i, :] = x[r, :] / sqrt(mean(x[r, :]^2) + eps) * weight
+cudaError_t launch_rmsnorm_residual(float* x, const float* delta, const float* delta_bias,
+                                    const float* weight, const std::int32_t* row_index,
+                                    int out_rows, int hidden, float eps, float* out,
+                                    cudaStream_t stream);
+
+// qkv[r] = [q | k | v] as the fused projection wrote it. Adds the biases,
+// applies the per-head q/k norms (when given) and RoPE (cos/sin tables of
+// [positions][head_dim / 2]); q stays in qkv, k and v go to the cache slot
+// of the row's position.
+cudaError_t launch_qkv_rope_cache(float* qkv, const float* bias, const float* q_norm,
+                                  const float* k_norm, float eps, const float* rope_cos,
+                                  const float* rope_sin, const RowMeta* rows, int row_count,
+                                  HeadShape shape, PagedKv kv, cudaStream_t stream);
+
+// Causal attention of every row's query heads (q inside qkv rows of
+// qkv_stride floats) over its sequence's cached keys 0..position.
+// Prefill form: one pass over the blocks from position 0.
+cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const RowMeta* rows,
+                                     int row_count, HeadShape shape, PagedKv kv, float scale,
+                                     float* out, cudaStream_t stream);
+
+// Decode form (flash-decoding): keys in fixed slices of kDecodeSplitBlocks
+// blocks, each slice reduced alone into `partials` ([rows][heads][max_splits]
+// [head_dim + 2] floats), then merged slice by slice in order.
+cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowMeta* rows,
+                                    int row_count, HeadShape shape, PagedKv kv, float scale,
+                                    int max_splits, float* partials, float* out,
+                                    cudaStream_t stream);
+
+// out[r, i] = silu(gate_up[r, i]) * gate_up[r, intermediate + i]
+cudaError_t launch_swiglu(const float* gate_up, int rows, int intermediate, float* out,
+                          cudaStream_t stream);
+
+// hi = Element(x), lo = Element(x - hi): two Element GEMMs on hi and lo
+// carry about twice Element's mantissa of the fp32 activations.
+cudaError_t launch_split_hi_lo(const float* x, std::int64_t count, Element* hi, Element* lo,
+                               cudaStream_t stream);
+
+// y[m, n] = sum_k x[m, k] * w[n, k] in decode_gemm's fixed order (fp32 x).
+cudaError_t launch_decode_gemm_f32(const float* x, const Element* w, float* y, int rows,
+                                   int columns, int depth, cudaStream_t stream);
+
+}  // namespace algenta::cuda

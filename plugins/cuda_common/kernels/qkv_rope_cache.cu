@@ -1,0 +1,109 @@
+// After the fused q/k/v projection: biases, the per-head q/k RMSNorm (qwen3)
+// and RoPE, in the reference's order; the query stays in place, the key and
+// value go to the row's slot in the paged cache. One warp per (row, head);
+// the head passes through shared memory because rotate_half pairs element i
+// with i + head_dim / 2, which another lane may own.
+#include "launch.hpp"
+#include "warp_reduce.cuh"
+
+#ifndef ALGENTA_CUDA_PLANTED_BUG
+#define ALGENTA_CUDA_PLANTED_BUG 0
+#endif
+
+namespace algenta::cuda {
+namespace {
+
+constexpr int kHeadsPerBlock = 4;
+
+__device__ __forceinline__ float* cache_row(float* base, const PagedKv& kv, int slot, int kv_head,
+                                            int position) {
+  const int block = kv.block_tables[slot * kv.max_blocks + position / kKvBlockTokens];
+  return base + ((static_cast<int64_t>(block) * kv.kv_heads + kv_head) * kKvBlockTokens +
+                 position % kKvBlockTokens) *
+                    kv.head_dim;
+}
+
+__global__ void __launch_bounds__(kHeadsPerBlock * 32)
+    qkv_rope_cache_kernel(float* __restrict__ qkv, const float* __restrict__ bias,
+                          const float* __restrict__ q_norm, const float* __restrict__ k_norm,
+                          float eps, const float* __restrict__ rope_cos,
+                          const float* __restrict__ rope_sin, const RowMeta* __restrict__ rows,
+                          HeadShape shape, PagedKv kv) {
+  __shared__ float head_values[kHeadsPerBlock][kMaxHeadDim];
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int head = blockIdx.y * kHeadsPerBlock + warp;
+  const RowMeta row = rows[blockIdx.x];
+  const int hd = shape.head_dim;
+  const int q_dim = shape.heads * hd;
+  const int kv_dim = shape.kv_heads * hd;
+  if (head >= shape.heads + shape.kv_heads || row.position < 0) return;
+
+  const bool is_query = head < shape.heads;
+  const int kv_head = head - shape.heads;
+  const int offset = is_query ? head * hd : q_dim + kv_head * hd;
+  float* x = qkv + static_cast<int64_t>(blockIdx.x) * (q_dim + 2 * kv_dim) + offset;
+  const float* norm = is_query ? q_norm : k_norm;
+  float* values = head_values[warp];
+
+  float square_sum = 0.f;
+  for (int d = lane; d < hd; d += 32) {
+    float v = bias != nullptr ? __fadd_rn(x[d], bias[offset + d]) : x[d];
+    values[d] = v;
+    square_sum = __fadd_rn(square_sum, __fmul_rn(v, v));
+  }
+  if (norm != nullptr) {
+    const float scale = 1.0f / sqrtf(warp_sum(square_sum) / static_cast<float>(hd) + eps);
+    for (int d = lane; d < hd; d += 32) values[d] = __fmul_rn(__fmul_rn(values[d], scale), norm[d]);
+  }
+  __syncwarp();
+
+  int angle_position = row.position;
+#if ALGENTA_CUDA_PLANTED_BUG == 1
+  if (is_query) angle_position += 1;  // planted: the query rotated one position late
+#endif
+  const int half = hd / 2;
+  const float* cos_row = rope_cos + static_cast<int64_t>(angle_position) * half;
+  const float* sin_row = rope_sin + static_cast<int64_t>(angle_position) * half;
+  float rotated[kMaxHeadDimPerLane];
+  for (int i = 0, d = lane; d < hd; ++i, d += 32) {
+    const int pair = d < half ? d : d - half;
+    const float first = values[pair];
+    const float second = values[pair + half];
+    rotated[i] = d < half ? __fsub_rn(__fmul_rn(first, cos_row[pair]), __fmul_rn(second, sin_row[pair]))
+                          : __fadd_rn(__fmul_rn(second, cos_row[pair]), __fmul_rn(first, sin_row[pair]));
+  }
+
+  if (is_query) {
+    for (int i = 0, d = lane; d < hd; ++i, d += 32) x[d] = rotated[i];
+    return;
+  }
+  int slot_position = row.position;
+#if ALGENTA_CUDA_PLANTED_BUG == 3
+  // planted: a continuing chunk's first token lands one slot early
+  if (row.position == row.chunk_start && row.position > 0) slot_position -= 1;
+#endif
+  float* key = cache_row(kv.keys, kv, row.slot, kv_head, slot_position);
+  float* value = cache_row(kv.values, kv, row.slot, kv_head, slot_position);
+  const float* v_source = x + kv_dim;
+  for (int i = 0, d = lane; d < hd; ++i, d += 32) {
+    key[d] = rotated[i];
+    value[d] = bias != nullptr ? __fadd_rn(v_source[d], bias[offset + kv_dim + d]) : v_source[d];
+  }
+}
+
+}  // namespace
+
+cudaError_t launch_qkv_rope_cache(float* qkv, const float* bias, const float* q_norm,
+                                  const float* k_norm, float eps, const float* rope_cos,
+                                  const float* rope_sin, const RowMeta* rows, int row_count,
+                                  HeadShape shape, PagedKv kv, cudaStream_t stream) {
+  if (row_count == 0) return cudaSuccess;
+  if (shape.head_dim > kMaxHeadDim || shape.head_dim % 2 != 0) return cudaErrorInvalidValue;
+  const dim3 grid(row_count, (shape.heads + shape.kv_heads + kHeadsPerBlock - 1) / kHeadsPerBlock);
+  qkv_rope_cache_kernel<<<grid, kHeadsPerBlock * 32, 0, stream>>>(
+      qkv, bias, q_norm, k_norm, eps, rope_cos, rope_sin, rows, shape, kv);
+  return cudaGetLastError();
+}
+
+}  // namespace algenta::cuda

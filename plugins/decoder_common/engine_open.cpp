@@ -1,0 +1,82 @@
+#include "engine_open.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "checkpoint/checkpoint_error.hpp"
+#include "facts/config_parse.hpp"
+#include "facts/facts_error.hpp"
+#include "plugin_support/plugin_error.hpp"
+
+namespace algenta::decoder {
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(AlgentaStatusCode code, const std::string& message) {
+  throw plugin::StatusError{code, message};
+}
+
+}  // namespace
+
+checkpoint::ResidentCheckpoint open_resident_checkpoint(const fs::path& dir) {
+  try {
+    return checkpoint::ResidentCheckpoint::open(dir, /*verify_blob_checksum=*/false);
+  } catch (const checkpoint::CheckpointError& e) {
+    fail(ALGENTA_STATUS_IO, e.what());
+  }
+}
+
+facts::ModelFacts read_model_facts(const fs::path& dir) {
+  const fs::path config = dir / "config.json";
+  std::ifstream file(config, std::ios::binary);
+  if (!file) fail(ALGENTA_STATUS_IO, config.string() + ": cannot be opened");
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) fail(ALGENTA_STATUS_IO, config.string() + ": read failed");
+  try {
+    return facts::parse_model_facts(text.str(), config.string());
+  } catch (const facts::FactsError& e) {
+    fail(ALGENTA_STATUS_INVALID_ARGUMENT, e.what());
+  }
+}
+
+facts::Refusal limit_refusal(const std::string& fact, std::int64_t value, std::int64_t min,
+                             std::int64_t max, const std::string& why) {
+  const std::string allowed = std::to_string(min) + ".." + std::to_string(max);
+  return {fact, std::to_string(value), allowed,
+          fact + " = " + std::to_string(value) + " is outside " + allowed + " (" + why + ")"};
+}
+
+// The plugin's own declared ranges decide, so no engine computes a model its
+// descriptor does not promise.
+void refuse_unsupported(const facts::ModelFacts& facts, const AlgentaDescriptor& descriptor,
+                        std::vector<facts::Refusal> extra) {
+  std::vector<facts::Refusal> refusals =
+      facts::check_facts(facts, facts::declared_support(descriptor));
+  // rotate_half pairs the two halves of a head.
+  if (facts.head_dim % 2 != 0) {
+    refusals.push_back({"head_dim", std::to_string(facts.head_dim), "even",
+                        "head_dim = " + std::to_string(facts.head_dim) +
+                            " is odd; RoPE's rotate_half needs an even head_dim"});
+  }
+  refusals.insert(refusals.end(), extra.begin(), extra.end());
+  if (refusals.empty()) return;
+  std::string message = facts.source + ": ";
+  for (std::size_t i = 0; i < refusals.size(); ++i) {
+    message += (i == 0 ? "" : "; ") + refusals[i].message;
+  }
+  fail(ALGENTA_STATUS_UNSUPPORTED, message);
+}
+
+std::size_t served_context(std::uint32_t requested, std::size_t model_max_positions) {
+  if (requested == 0) return model_max_positions;
+  if (requested > model_max_positions) {
+    fail(ALGENTA_STATUS_INVALID_ARGUMENT, "max_context " + std::to_string(requested) +
+                                              " exceeds the model's max_position_embeddings " +
+                                              std::to_string(model_max_positions));
+  }
+  return requested;
+}
+
+}  // namespace algenta::decoder

@@ -1,0 +1,39 @@
+// What every engine does before touching its device at open: map the
+// resident checkpoint, read its facts, refuse what the plugin's descriptor
+// does not declare, and settle the served context. Failures are
+// plugin::StatusError with the ABI status the caller should see.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "algenta/plugin_abi.h"
+#include "checkpoint/resident_reader.hpp"
+#include "facts/conformance.hpp"
+#include "facts/model_facts.hpp"
+
+namespace algenta::decoder {
+
+// IO when the checkpoint cannot be read.
+checkpoint::ResidentCheckpoint open_resident_checkpoint(const std::filesystem::path& dir);
+
+// dir/config.json as facts: IO when unreadable, INVALID_ARGUMENT when malformed.
+facts::ModelFacts read_model_facts(const std::filesystem::path& dir);
+
+// UNSUPPORTED naming every fact outside `descriptor`'s ranges, plus the
+// `extra` refusals an engine adds for limits its kernels have.
+void refuse_unsupported(const facts::ModelFacts& facts, const AlgentaDescriptor& descriptor,
+                        std::vector<facts::Refusal> extra = {});
+
+// The context the engine serves: the model's maximum when `requested` is 0;
+// INVALID_ARGUMENT when it exceeds the model's maximum.
+std::size_t served_context(std::uint32_t requested, std::size_t model_max_positions);
+
+// A refusal for a fact the kernels bound (the message names value and range).
+facts::Refusal limit_refusal(const std::string& fact, std::int64_t value, std::int64_t min,
+                             std::int64_t max, const std::string& why);
+
+}  // namespace algenta::decoder

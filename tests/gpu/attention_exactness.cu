@@ -1,0 +1,206 @@
+// Exactness of the attention kernels (prefill and split-K decode) over the
+// paged cache, on the card, against a CPU reference, bit for bit:
+//  - uniform: q = 0, so every score is 0 and every weight exp(0) = 1; the
+//    output is the exact integer sum of V over keys 0..p times 1/(p + 1),
+//    the same two fp32 operations on both sides;
+//  - peaked: one key per row scores 2^13 above the others, whose weights
+//    underflow to exactly 0; the output is that key's V exactly.
+// Ragged lengths (1, 31, 32, 33, 100, 600, 1100: block and slice edges),
+// scrambled block tables, GQA (8 query heads over 2 kv heads), head_dim 16
+// and 128. A wrong mask, block lookup, slot, head mapping or slice merge
+// changes the bits.
+//   attention_exactness [SUMMARY_JSON]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "launch.hpp"
+
+namespace {
+
+using namespace algenta::cuda;
+
+#define CHECK_CUDA(call)                                                                \
+  do {                                                                                  \
+    const cudaError_t err_ = (call);                                                    \
+    if (err_ != cudaSuccess) {                                                          \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                \
+                   cudaGetErrorString(err_));                                           \
+      std::exit(2);                                                                     \
+    }                                                                                   \
+  } while (0)
+
+template <typename T>
+T* device_copy(const std::vector<T>& host) {
+  T* ptr = nullptr;
+  CHECK_CUDA(cudaMalloc(&ptr, std::max<size_t>(host.size(), 1) * sizeof(T)));
+  CHECK_CUDA(cudaMemcpy(ptr, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return ptr;
+}
+
+template <typename T>
+std::vector<T> host_copy(const T* ptr, size_t count) {
+  std::vector<T> host(count);
+  CHECK_CUDA(cudaMemcpy(host.data(), ptr, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, 4) == 0; }
+
+int cases = 0, failed = 0;
+
+void report(const std::string& name, size_t bad, size_t count) {
+  ++cases;
+  if (bad != 0) ++failed;
+  std::printf("%-60s %s  %zu/%zu bit-identical\n", name.c_str(), bad == 0 ? "PASS" : "FAIL",
+              count - bad, count);
+}
+
+void run_case(int length, int head_dim, bool peaked, std::mt19937& rng) {
+  const HeadShape shape{8, 2, head_dim};
+  const int max_blocks = (length + kKvBlockTokens - 1) / kKvBlockTokens;
+  const int pool_blocks = max_blocks + 5;
+  const size_t block_floats = size_t(shape.kv_heads) * kKvBlockTokens * head_dim;
+  std::vector<int32_t> table(pool_blocks);
+  std::iota(table.begin(), table.end(), 0);
+  std::shuffle(table.begin(), table.end(), rng);
+  table.resize(max_blocks);
+
+  std::uniform_int_distribution<int> small(-8, 8);
+  std::vector<float> keys(pool_blocks * block_floats, 0.f), values(pool_blocks * block_floats, 0.f);
+  auto at = [&](std::vector<float>& pool, int kv_head, int position) {
+    const int block = table[position / kKvBlockTokens];
+    return pool.data() +
+           ((size_t(block) * shape.kv_heads + kv_head) * kKvBlockTokens + position % kKvBlockTokens) *
+               head_dim;
+  };
+  for (int p = 0; p < length; ++p)
+    for (int h = 0; h < shape.kv_heads; ++h)
+      for (int d = 0; d < head_dim; ++d) at(values, h, p)[d] = float(small(rng));
+
+  // Rows: a spread of positions of one sequence (slot 0).
+  std::vector<RowMeta> rows;
+  for (int p : {0, 1, length / 3, length / 2, length - 2, length - 1})
+    if (p >= 0 && p < length) rows.push_back({0, p, 0, 0});
+  const int n = int(rows.size());
+  const int qkv_stride = (shape.heads + 2 * shape.kv_heads) * head_dim;
+  std::vector<float> qkv(size_t(n) * qkv_stride, 0.f);
+  // peaked: row r's head h looks for key target(r, h) <= position
+  std::vector<int> target(size_t(n) * shape.heads);
+  if (peaked) {
+    for (int r = 0; r < n; ++r)
+      for (int h = 0; h < shape.heads; ++h) {
+        const int t = std::uniform_int_distribution<int>(0, rows[r].position)(rng);
+        target[r * shape.heads + h] = t;
+        // q has a 1 at dimension (h % head_dim), scaled; only the target key
+        // of that kv head carries the matching component.
+        qkv[size_t(r) * qkv_stride + h * head_dim + (h % head_dim)] = 1.0f;
+      }
+  }
+  // Keys: distinct per (position, kv head) component so each target is unique.
+  // score(target) = 2^13 * sqrt(head_dim) * scale = 2^13; all others 0.
+  const float scale = 1.0f / std::sqrt(float(head_dim));
+  if (peaked) {
+    for (int r = 0; r < n; ++r)
+      for (int h = 0; h < shape.heads; ++h) {
+        const int kv_head = h / (shape.heads / shape.kv_heads);
+        at(keys, kv_head, target[r * shape.heads + h])[h % head_dim] = 8192.0f * std::sqrt(float(head_dim));
+      }
+  }
+
+  // CPU reference
+  std::vector<float> expect(size_t(n) * shape.heads * head_dim);
+  for (int r = 0; r < n; ++r)
+    for (int h = 0; h < shape.heads; ++h) {
+      const int kv_head = h / (shape.heads / shape.kv_heads);
+      const int p = rows[r].position;
+      for (int d = 0; d < head_dim; ++d) {
+        float out;
+        if (peaked) {
+          // Several heads of one row may share a key component; the key
+          // with the largest score wins, ties split exactly.
+          std::vector<int> winners;
+          float best = -1;
+          for (int t = 0; t <= p; ++t) {
+            float s = 0;
+            for (int e = 0; e < head_dim; ++e)
+              s += qkv[size_t(r) * qkv_stride + h * head_dim + e] * at(keys, kv_head, t)[e];
+            if (s > best) { best = s; winners = {t}; }
+            else if (s == best) winners.push_back(t);
+          }
+          double sum = 0;
+          for (int t : winners) sum += at(values, kv_head, t)[d];
+          out = float(sum) * (1.0f / float(winners.size()));
+        } else {
+          int64_t sum = 0;
+          for (int t = 0; t <= p; ++t) sum += int64_t(at(values, kv_head, t)[d]);
+          out = float(sum) * (1.0f / float(p + 1));
+        }
+        expect[(size_t(r) * shape.heads + h) * head_dim + d] = out;
+      }
+    }
+
+  float* d_keys = device_copy(keys);
+  float* d_values = device_copy(values);
+  int32_t* d_table = device_copy(table);
+  RowMeta* d_rows = device_copy(rows);
+  float* d_qkv = device_copy(qkv);
+  const PagedKv kv{d_keys, d_values, d_table, max_blocks, shape.kv_heads, head_dim};
+  const int max_splits = (max_blocks + kDecodeSplitBlocks - 1) / kDecodeSplitBlocks;
+  float* d_out = nullptr;
+  float* d_partials = nullptr;
+  CHECK_CUDA(cudaMalloc(&d_out, expect.size() * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&d_partials, size_t(n) * shape.heads * max_splits * (head_dim + 2) * 4));
+
+  char name[128];
+  for (bool decode : {false, true}) {
+    CHECK_CUDA(cudaMemset(d_out, 0xff, expect.size() * sizeof(float)));
+    if (decode) {
+      CHECK_CUDA(launch_attention_decode(d_qkv, qkv_stride, d_rows, n, shape, kv, scale, max_splits,
+                                         d_partials, d_out, 0));
+    } else {
+      CHECK_CUDA(launch_attention_prefill(d_qkv, qkv_stride, d_rows, n, shape, kv, scale, d_out, 0));
+    }
+    CHECK_CUDA(cudaDeviceSynchronize());
+    const std::vector<float> got = host_copy(d_out, expect.size());
+    size_t bad = 0;
+    for (size_t i = 0; i < got.size(); ++i) bad += same_bits(got[i], expect[i]) ? 0 : 1;
+    std::snprintf(name, sizeof name, "attention %s %s L=%d head_dim=%d", decode ? "decode " : "prefill",
+                  peaked ? "peaked " : "uniform", length, head_dim);
+    report(name, bad, got.size());
+  }
+  cudaFree(d_keys);
+  cudaFree(d_values);
+  cudaFree(d_table);
+  cudaFree(d_rows);
+  cudaFree(d_qkv);
+  cudaFree(d_out);
+  cudaFree(d_partials);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::mt19937 rng(7);
+  for (int head_dim : {16, 128})
+    for (int length : {1, 31, 32, 33, 100, 600, 1100})
+      for (bool peaked : {false, true}) run_case(length, head_dim, peaked, rng);
+  std::printf("attention: %d cases, %d failed\n", cases, failed);
+  if (argc > 1) {
+    if (FILE* f = std::fopen(argv[1], "w")) {
+      std::fprintf(f, "{\"kernel\": \"attention\", \"cases\": %d, \"failed\": %d, \"passed\": %s}\n",
+                   cases, failed, failed == 0 ? "true" : "false");
+      std::fclose(f);
+    }
+  }
+  return failed == 0 ? 0 : 1;
+}
