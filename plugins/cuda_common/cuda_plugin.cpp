@@ -42,7 +42,7 @@ constexpr const char* kPluginName = TargetPolicy::kPluginName;
 constexpr AlgentaKernelInfo kKernels[] = {
     ALGENTA_KERNEL("embed_kernel", "embedding", "rmsnorm.cu"),
     ALGENTA_KERNEL("rmsnorm_residual_kernel", "norm", "rmsnorm.cu"),
-    ALGENTA_KERNEL("decode_gemm_kernel", "gemm", "decode_gemm.cu"),
+    ALGENTA_KERNEL("mma_gemm_kernel", "gemm", "mma_gemm.cu"),
     ALGENTA_KERNEL("cublasLt_matmul_pinned", "gemm", "../lt_gemm.cpp"),
     ALGENTA_KERNEL("split_hi_lo_kernel", "elementwise", "elementwise.cu"),
     ALGENTA_KERNEL("qkv_rope_cache_kernel", "rope", "qkv_rope_cache.cu"),

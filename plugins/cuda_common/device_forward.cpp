@@ -45,7 +45,7 @@ std::int32_t* DeviceForward::logit_rows() const { return ws_.at<std::int32_t>(ws
 void DeviceForward::project(const float* input, const Element* weight, float* output, int rows,
                             int n, int k, PassForm form, cudaStream_t stream) const {
   if (form == PassForm::decode) {
-    check_launch(launch_decode_gemm_f32(input, weight, output, rows, n, k, stream), "decode_gemm");
+    check_launch(launch_mma_gemm_f32(input, weight, output, rows, n, k, stream), "mma_gemm");
     return;
   }
   // hi + lo carry the fp32 activations to tensor cores with ~16 mantissa bits.
@@ -124,10 +124,10 @@ void DeviceForward::final_norm(const std::int32_t* logit_rows, int count,
 
 void DeviceForward::lm_head(int first, int count, cudaStream_t stream) const {
   const float* normed = ws_.at<float>(ws_.normed) + static_cast<std::size_t>(first) * shape_.hidden;
-  check_launch(launch_decode_gemm_f32(normed, weights_.lm_head(), logits(), count,
+  check_launch(launch_mma_gemm_f32(normed, weights_.lm_head(), logits(), count,
                                       static_cast<int>(shape_.vocab),
                                       static_cast<int>(shape_.hidden), stream),
-               "decode_gemm (lm_head)");
+               "mma_gemm (lm_head)");
 }
 
 }  // namespace algenta::cuda

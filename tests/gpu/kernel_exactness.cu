@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kernels/decode_gemm.cuh"
+#include "kernels/mma_gemm.cuh"
 #include "target_policy.hpp"
 
 using Element = TargetPolicy::Element;
@@ -75,14 +76,21 @@ void upload(T* dst, const std::vector<T>& src) {
   CHECK_CUDA(cudaMemcpy(dst, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice));
 }
 
-// Runs the GEMM on device buffers and returns y [M, N].
-std::vector<float> run_gemm(const Element* x, const Element* w, const float* bias, int M, int N,
-                            int K) {
+// Which kernel run_gemm drives: the CUDA-core decode GEMM (Element x, bias)
+// or the tensor-core mma GEMM (fp32 x, no bias).
+bool g_mma = false;
+const char* kernel_tag() { return g_mma ? "mma_gemm" : "decode_gemm"; }
+
+// Runs the GEMM on device buffers and returns y [M, N]. x_f32 holds the same
+// values as x, in fp32, for the mma GEMM.
+std::vector<float> run_gemm(const Element* x, const float* x_f32, const Element* w,
+                            const float* bias, int M, int N, int K) {
   DeviceBuffer<float> y(static_cast<size_t>(M) * N);
   // Poison the output so an unwritten element cannot pass.
   CHECK_CUDA(cudaMemset(y.ptr, 0xff, static_cast<size_t>(M) * N * sizeof(float)));
   const cudaError_t launched =
-      algenta::cuda::launch_decode_gemm<Element, Element>(x, w, bias, y.ptr, M, N, K, 0);
+      g_mma ? algenta::cuda::launch_mma_gemm<Element>(x_f32, w, y.ptr, M, N, K, 0)
+            : algenta::cuda::launch_decode_gemm<Element, Element>(x, w, bias, y.ptr, M, N, K, 0);
   CHECK_CUDA(launched);
   CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<float> out(static_cast<size_t>(M) * N);
@@ -120,16 +128,19 @@ void exact_cases(std::mt19937& rng) {
         ref[static_cast<size_t>(m) * kMaxN + n] = s;
       }
 
+    std::vector<float> xf(xi.begin(), xi.end());
     DeviceBuffer<Element> x(xe.size()), w(we.size());
-    DeviceBuffer<float> bias(bf.size());
+    DeviceBuffer<float> bias(bf.size()), x_f32(xf.size());
     upload(x.ptr, xe);
+    upload(x_f32.ptr, xf);
     upload(w.ptr, we);
     upload(bias.ptr, bf);
     for (int N : ns)
       for (int M : ms)
         for (bool with_bias : {false, true}) {
+          if (g_mma && with_bias) continue;  // the mma GEMM has no bias
           const std::vector<float> y =
-              run_gemm(x.ptr, w.ptr, with_bias ? bias.ptr : nullptr, M, N, K);
+              run_gemm(x.ptr, x_f32.ptr, w.ptr, with_bias ? bias.ptr : nullptr, M, N, K);
           size_t bad = 0;
           double worst = 0;
           for (int m = 0; m < M; ++m)
@@ -142,7 +153,7 @@ void exact_cases(std::mt19937& rng) {
               if (d > worst) worst = d;
             }
           char name[96];
-          std::snprintf(name, sizeof name, "exact K=%d N=%d M=%d %s", K, N, M,
+          std::snprintf(name, sizeof name, "%s exact K=%d N=%d M=%d %s", kernel_tag(), K, N, M,
                         with_bias ? "bias" : "no-bias");
           report(name, bad, static_cast<size_t>(M) * N, worst);
         }
@@ -172,41 +183,48 @@ void invariance_cases(std::mt19937& rng) {
     for (Element& v : xe) v = static_cast<Element>(normal(rng));
     for (Element& v : we) v = static_cast<Element>(0.05f * normal(rng));
     for (float& v : bf) v = normal(rng);
+    std::vector<float> xf(xe.size());
+    for (size_t i = 0; i < xe.size(); ++i) xf[i] = static_cast<float>(xe[i]) + 1e-3f * normal(rng);
     DeviceBuffer<Element> x(xe.size()), w(we.size());
-    DeviceBuffer<float> bias(bf.size());
+    DeviceBuffer<float> bias(bf.size()), x_f32(xf.size());
     upload(x.ptr, xe);
+    upload(x_f32.ptr, xf);
     upload(w.ptr, we);
     upload(bias.ptr, bf);
 
     for (bool with_bias : {false, true}) {
+      if (g_mma && with_bias) continue;
       const float* b = with_bias ? bias.ptr : nullptr;
       const char* tag = with_bias ? "bias" : "no-bias";
-      const std::vector<float> y64 = run_gemm(x.ptr, w.ptr, b, 64, N, K);
-      const std::vector<float> y8 = run_gemm(x.ptr, w.ptr, b, 8, N, K);
+      const std::vector<float> y64 = run_gemm(x.ptr, x_f32.ptr, w.ptr, b, 64, N, K);
+      const std::vector<float> y8 = run_gemm(x.ptr, x_f32.ptr, w.ptr, b, 8, N, K);
       // Every row alone, as a single request would compute it.
       std::vector<float> alone(static_cast<size_t>(kMaxM) * N);
       for (int m = 0; m < kMaxM; ++m) {
-        const std::vector<float> y1 =
-            run_gemm(x.ptr + static_cast<size_t>(m) * K, w.ptr, b, 1, N, K);
+        const std::vector<float> y1 = run_gemm(x.ptr + static_cast<size_t>(m) * K,
+                                               x_f32.ptr + static_cast<size_t>(m) * K, w.ptr, b, 1,
+                                               N, K);
         std::copy(y1.begin(), y1.end(), alone.begin() + static_cast<size_t>(m) * N);
       }
       char name[96];
-      std::snprintf(name, sizeof name, "invariant K=%d row 0: M=1 vs M=8 %s", K, tag);
+      std::snprintf(name, sizeof name, "%s invariant K=%d row 0: M=1 vs M=8 %s", kernel_tag(), K, tag);
       compare_rows(name, alone, y8, 1, N);
-      std::snprintf(name, sizeof name, "invariant K=%d row 0: M=1 vs M=64 %s", K, tag);
+      std::snprintf(name, sizeof name, "%s invariant K=%d row 0: M=1 vs M=64 %s", kernel_tag(), K, tag);
       compare_rows(name, alone, y64, 1, N);
-      std::snprintf(name, sizeof name, "invariant K=%d rows 0-7: M=8 vs M=64 %s", K, tag);
+      std::snprintf(name, sizeof name, "%s invariant K=%d rows 0-7: M=8 vs M=64 %s", kernel_tag(), K, tag);
       compare_rows(name, y8, y64, 8, N);
-      std::snprintf(name, sizeof name, "invariant K=%d rows 0-63: alone vs M=64 %s", K, tag);
+      std::snprintf(name, sizeof name, "%s invariant K=%d rows 0-63: alone vs M=64 %s", kernel_tag(), K, tag);
       compare_rows(name, alone, y64, kMaxM, N);
 
       // Same data at an address 2 bytes off: forces the scalar loads.
       if (K % algenta::cuda::kDecodeGemmVec == 0) {
         DeviceBuffer<Element> xs(xe.size() + 1), ws(we.size() + 1);
+        DeviceBuffer<float> xfs(xf.size() + 1);
         upload(xs.ptr + 1, xe);
+        upload(xfs.ptr + 1, xf);
         upload(ws.ptr + 1, we);
-        const std::vector<float> ys = run_gemm(xs.ptr + 1, ws.ptr + 1, b, 64, N, K);
-        std::snprintf(name, sizeof name, "invariant K=%d M=64: 16-byte vs scalar loads %s", K, tag);
+        const std::vector<float> ys = run_gemm(xs.ptr + 1, xfs.ptr + 1, ws.ptr + 1, b, 64, N, K);
+        std::snprintf(name, sizeof name, "%s invariant K=%d M=64: 16-byte vs scalar loads %s", kernel_tag(), K, tag);
         compare_rows(name, y64, ys, kMaxM, N);
       }
 
@@ -216,7 +234,9 @@ void invariance_cases(std::mt19937& rng) {
         for (int n = 0; n < N; ++n) {
           double s = 0, mag = 0;
           for (int k = 0; k < K; ++k) {
-            const double p = double(static_cast<float>(xe[static_cast<size_t>(m) * K + k])) *
+            const double xv = g_mma ? double(xf[static_cast<size_t>(m) * K + k])
+                                    : double(static_cast<float>(xe[static_cast<size_t>(m) * K + k]));
+            const double p = xv *
                              double(static_cast<float>(we[static_cast<size_t>(n) * K + k]));
             s += p;
             mag += std::fabs(p);
@@ -229,11 +249,14 @@ void invariance_cases(std::mt19937& rng) {
           if (!(rel <= worst_rel)) worst_rel = rel;
         }
       // fp32 accumulation error bound ~ (K/32 + 6) * 2^-24 of sum |x*w|.
-      const bool close = worst_rel < 1e-5;
-      std::snprintf(name, sizeof name, "accuracy K=%d M=64 vs double %s", K, tag);
+      // mma: x enters as hi + lo halves (~2^-16 relative) and the tensor
+      // cores' internal sums; the bound is looser.
+      const double bound = g_mma ? 1e-4 : 1e-5;
+      const bool close = worst_rel < bound;
+      std::snprintf(name, sizeof name, "%s accuracy K=%d M=64 vs double %s", kernel_tag(), K, tag);
       g_results.push_back({name, close, 0.0});
-      std::printf("%-52s %s  worst error %.3g of sum|x*w| (bound 1e-5)\n", name,
-                  close ? "PASS" : "FAIL", worst_rel);
+      std::printf("%-52s %s  worst error %.3g of sum|x*w| (bound %.0e)\n", name,
+                  close ? "PASS" : "FAIL", worst_rel, bound);
     }
   }
 }
@@ -266,8 +289,11 @@ void write_summary(const char* path, double worst, size_t failed) {
 
 int main(int argc, char** argv) {
   std::mt19937 rng(20240611);
-  exact_cases(rng);
-  invariance_cases(rng);
+  for (bool mma : {false, true}) {
+    g_mma = mma;
+    exact_cases(rng);
+    invariance_cases(rng);
+  }
 
   size_t failed = 0;
   double worst = 0;
@@ -275,7 +301,7 @@ int main(int argc, char** argv) {
     failed += r.passed ? 0 : 1;
     if (!(r.worst_delta <= worst)) worst = r.worst_delta;
   }
-  std::printf("decode_gemm: %zu cases, %zu failed, worst delta %.3g\n", g_results.size(), failed,
+  std::printf("decode_gemm + mma_gemm: %zu cases, %zu failed, worst delta %.3g\n", g_results.size(), failed,
               worst);
   if (argc > 1) write_summary(argv[1], worst, failed);
   return failed == 0 ? 0 : 1;

@@ -1,24 +1,34 @@
 #!/usr/bin/env bash
 # GPU checks, run on the H200 test machine: uses an existing build/ (built
-# elsewhere and carried over) or builds one, then checks the host against the
-# real driver and card. Writes logs and summary.json to the folder given.
+# elsewhere and carried over, configured with -DALGENTA_CUDA_MUTANTS=ON) or
+# builds one, makes the gate checkpoints there, and runs every GPU gate for
+# every plugin. Writes logs and summary.json to the folder given.
 #   tests/gpu/run.sh RESULTS_DIR
+# QUICK=1 runs the gates at short lengths only (a smoke run).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 results=${1:?usage: tests/gpu/run.sh RESULTS_DIR}
 mkdir -p "$results"
+results=$(cd "$results" && pwd)
 BUILD_DIR=${BUILD_DIR:-build}
 host="$BUILD_DIR/bin/algenta-host"
-state=$(mktemp -d)/state.json
+sign="$BUILD_DIR/bin/algenta-sign"
+vendor="$BUILD_DIR/lib/algenta/plugins/vendor"
+work=$(mktemp -d)
+state="$work/state.json"
+python=${PYTHON:-python3}
+lengths=${LENGTHS:-256,550,1024,4096}
+[[ "${QUICK:-0}" == 1 ]] && lengths=64,300
 
 if [[ ! -x "$host" ]]; then
-  scripts/build >"$results/build.log" 2>&1 || { echo "build failed (see build.log)"; exit 1; }
+  BUILD_TYPE=Release scripts/build >"$results/build.log" 2>&1 || { echo "build failed (see build.log)"; exit 1; }
 fi
 
 checks=()
 record() {  # name, passed (0/1), detail
-  checks+=("{\"name\": \"$1\", \"passed\": $([[ $2 == 0 ]] && echo true || echo false), \"detail\": \"$3\"}")
-  printf '%-40s %s  %s\n' "$1" "$([[ $2 == 0 ]] && echo PASS || echo FAIL)" "$3"
+  local detail=${3//\"/\'}
+  checks+=("{\"name\": \"$1\", \"passed\": $([[ $2 == 0 ]] && echo true || echo false), \"detail\": \"$detail\"}")
+  printf '%-44s %s  %s\n' "$1" "$([[ $2 == 0 ]] && echo PASS || echo FAIL)" "$3"
 }
 run_logged() {  # log name, command...
   local log="$results/$1.log"; shift
@@ -27,43 +37,119 @@ run_logged() {  # log name, command...
   echo "exit code $rc" >>"$log"
   return $rc
 }
+h() { "$host" --state-file "$state" "$@"; }
 
 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv >"$results/nvidia-smi.log" 2>&1
 
-run_logged doctor "$host" --state-file "$state" doctor
+# --- the card, selection and the verified load --------------------------------
+run_logged doctor h doctor
 doctor_rc=$?
 grep -q "compute capability 9.0" "$results/doctor.log"; record doctor_reports_9.0 $? "doctor sees the card as 9.0"
 grep -q "selected cuda_sm90a" "$results/doctor.log"; record doctor_selects_cuda_sm90a $? "exit $doctor_rc"
 grep -q "loaded through the verified path (sealed memfd); descriptor: cuda_sm90a role=engine target=sm_90a" \
   "$results/doctor.log"; record sm90a_loads_and_answers $? "descriptor from the plugin itself"
 
-run_logged backends "$host" --state-file "$state" serve --backends
-grep -q "yes (automatic choice on this host)" "$results/backends.log"; record backends_meets_sm90a $? ""
-
-model_dir=$(mktemp -d)
-for plugin in cuda_sm90a cuda_sm89 cuda_sm80 cuda_sm75; do
-  run_logged "serve_$plugin" "$host" --state-file "$state" serve --plugin "$plugin" --model "$model_dir"
-  grep -q "selected $plugin role=engine" "$results/serve_$plugin.log"
-  record "serve_loads_$plugin" $? "explicit --plugin $plugin on this card"
-done
-
 if command -v cuobjdump >/dev/null; then
   for target in 75 80 89 90a; do
-    lib="$BUILD_DIR/lib/algenta/plugins/vendor/libalgenta_cuda_sm$target.so"
+    lib="$vendor/libalgenta_cuda_sm$target.so"
     cuobjdump --list-elf --list-ptx "$lib" >"$results/cuobjdump_sm$target.log" 2>&1
     grep -q "sm_$target" "$results/cuobjdump_sm$target.log" && grep -q "\.ptx" "$results/cuobjdump_sm$target.log"
     record "fatbin_sm$target" $? "SASS and PTX for sm_$target"
+    cuobjdump --dump-sass "$lib" >"$results/sass_sm$target.log" 2>&1
+    echo "sm_$target: $(grep -c 'HMMA' "$results/sass_sm$target.log") HMMA, $(grep -c 'HGMMA' "$results/sass_sm$target.log") HGMMA instructions in the plugin's own SASS" \
+      >>"$results/tensor_core_sass.log"
   done
 fi
 
-# Kernel exactness: integer inputs equal to the bit, batch-invariant rows.
+# --- kernels --------------------------------------------------------------------
 exactness="$BUILD_DIR/bin/kernel_exactness"
 if [[ -x "$exactness" ]]; then
   run_logged kernel_exactness "$exactness" "$results/kernel_exactness.json"
   exactness_rc=$?
-  record kernel_exactness $exactness_rc "$(grep -o 'decode_gemm: .*' "$results/kernel_exactness.log" | tail -1)"
+  record kernel_exactness $exactness_rc "$(grep -o 'decode_gemm + mma_gemm: .*' "$results/kernel_exactness.log" | tail -1)"
 else
   record kernel_exactness 1 "$exactness not built"
+fi
+run_logged attention_exactness "$BUILD_DIR/bin/attention_exactness" "$results/attention_exactness.json"
+record attention_exactness $? "$(grep -o 'attention: .*' "$results/attention_exactness.log" | tail -1)"
+
+# --- gate checkpoints: the oracle fixtures and a Qwen3-0.6B-shape one -----------
+models="$work/models"
+mkdir -p "$models"
+cases=(llama llama_sharded qwen2 qwen3 qwen3_tied)
+for c in "${cases[@]}"; do
+  h prepare "tests/fixtures/oracle/$c" --out "$models/$c" --dtype bf16 >>"$results/prepare.log" 2>&1
+done
+hf_big="$work/qwen3_0p6b_hf"
+if [[ "${SKIP_BIG:-0}" != 1 ]]; then
+  run_logged make_big "$python" tests/tools/make_gate_checkpoint.py \
+    --config tests/fixtures/configs/Qwen3-0.6B/config.json --out "$hf_big" --tokenizer
+  record make_qwen3_0p6b_checkpoint $? "seeded peaked weights, real shape"
+  h prepare "$hf_big" --out "$models/qwen3_0p6b" --dtype bf16 >>"$results/prepare.log" 2>&1
+  cases+=(qwen3_0p6b)
+fi
+
+# --- transformers bf16 on this GPU: the reference token streams ------------------
+for c in "${cases[@]}"; do
+  source_dir="tests/fixtures/oracle/$c"
+  [[ $c == qwen3_0p6b ]] && source_dir="$hf_big"
+  run_logged "reference_$c" "$python" tests/tools/make_transformers_reference.py \
+    --model "$source_dir" --out "$work/reference_$c.json" --max-new-tokens 32
+  cp "$work/reference_$c.json" "$results/" 2>/dev/null
+done
+
+# --- the gates ------------------------------------------------------------------
+verify() {  # log name, plugin, model case, extra...
+  local log=$1 plugin=$2 c=$3; shift 3
+  run_logged "$log" env ALGENTA_ENGINE_LOG=1 "$host" --state-file "$state" "$@" verify \
+    --model "$models/$c" --plugin "$plugin" --lengths "$lengths" \
+    --transformers-reference "$work/reference_$c.json" --json "$results/$log.json"
+}
+for c in "${cases[@]}"; do
+  verify "verify_cuda_sm90a_$c" cuda_sm90a "$c"
+  record "verify_cuda_sm90a_$c" $? "$(grep -E '^(oracle|repeat|concurrent|transformers)' "$results/verify_cuda_sm90a_$c.log" | tr '\n' ';' | cut -c1-300)"
+done
+for plugin in cuda_sm89 cuda_sm80 cuda_sm75; do
+  for c in qwen3 llama; do
+    verify "verify_${plugin}_$c" "$plugin" "$c"
+    record "verify_${plugin}_$c" $? "through PTX on this card"
+  done
+done
+grep -h "kernel launches per step" "$results"/verify_cuda_sm90a_*.log | sort -u >"$results/decode_launches.log"
+
+# --- planted bugs: every mutant must fail the gates ------------------------------
+mutants="$work/mutants"
+mkdir -p "$mutants/plugins/mutants"
+cp "$BUILD_DIR"/test-plugins/libalgenta_cuda_sm90a_mutant_*.so "$vendor/libalgenta_cpu_oracle.so" \
+  "$mutants/plugins/mutants/" 2>>"$results/mutants.log"
+"$sign" keygen --private "$mutants/k" --public "$mutants/k.pub" >>"$results/mutants.log" 2>&1
+"$sign" trust --public "$mutants/k.pub" --keyring "$mutants/keyring" >>"$results/mutants.log" 2>&1
+"$sign" sign --key "$mutants/k" --plugins "$mutants/plugins/mutants" >>"$results/mutants.log" 2>&1
+for bug in rope gqa kv; do
+  verify "mutant_$bug" "cuda_sm90a_mutant_$bug" qwen3 \
+    --plugins-root "$mutants/plugins" --keyring "$mutants/keyring"
+  rc=$?
+  [[ $rc == 4 ]]; record "planted_${bug}_bug_fails_the_gates" $? "verify exit $rc (4 = a gate failed)"
+done
+
+# --- engine checks through the ABI, sanitizers ------------------------------------
+checks_bin="$BUILD_DIR/bin/engine_checks"
+for c in qwen3 qwen3_0p6b; do
+  [[ -d "$models/$c" ]] || continue
+  run_logged "engine_checks_$c" "$checks_bin" "$vendor/libalgenta_cuda_sm90a.so" "$models/$c"
+  record "engine_checks_$c" $? "$(grep -c PASS "$results/engine_checks_$c.log") passed, $(grep -c FAIL "$results/engine_checks_$c.log") failed"
+done
+if command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck; do
+    run_logged "sanitizer_$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      "$host" --state-file "$state" generate --model "$models/qwen3" --plugin cuda_sm90a \
+      --prompt-ids 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35 \
+      --max-tokens 8
+    rc=$?
+    record "compute_sanitizer_$tool" $rc "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$results/sanitizer_$tool.log" | tail -1)"
+  done
+else
+  record compute_sanitizer 1 "compute-sanitizer not found"
 fi
 
 {

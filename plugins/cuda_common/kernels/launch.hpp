@@ -59,8 +59,9 @@ cudaError_t launch_swiglu(const float* gate_up, int rows, int intermediate, floa
 cudaError_t launch_split_hi_lo(const float* x, std::int64_t count, Element* hi, Element* lo,
                                cudaStream_t stream);
 
-// y[m, n] = sum_k x[m, k] * w[n, k] in decode_gemm's fixed order (fp32 x).
-cudaError_t launch_decode_gemm_f32(const float* x, const Element* w, float* y, int rows,
-                                   int columns, int depth, cudaStream_t stream);
+// y[m, n] = sum_k x[m, k] * w[n, k] on tensor cores in mma_gemm's fixed
+// order (fp32 x as hi + lo halves): the decode path's and lm_head's GEMM.
+cudaError_t launch_mma_gemm_f32(const float* x, const Element* w, float* y, int rows, int columns,
+                                int depth, cudaStream_t stream);
 
 }  // namespace algenta::cuda

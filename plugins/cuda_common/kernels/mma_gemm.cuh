@@ -1,0 +1,155 @@
+// Tensor-core GEMM for the decode path and for logits rows:
+//   y[m, n] = sum_k x[m, k] * w[n, k],  x fp32, w Element, y fp32.
+// mma.sync m16n8k8 (f16 on sm_75, bf16 from sm_80) with fp32 accumulators.
+// The fp32 activations enter as two Element halves, hi = Element(x) and
+// lo = Element(x - hi), each multiplied in turn, so x keeps about twice
+// Element's mantissa.
+//
+// Reduction order, fixed by K alone: one warp owns 8 output columns and
+// walks K in chunks of 64 from k = 0. Inside a chunk, lane quad t holds
+// k = chunk + 16 t .. +15 of its W row (two 16-byte loads) and of its two x
+// rows; mma step s (0..7) multiplies the pairs k = chunk + 16 t + 2 s + {0,1}
+// of all four quads, hi first, then lo. Rows go through the same steps in
+// m-tiles of 16 whatever M is; a row's accumulators see only its own x, so
+// its result does not depend on M or on the other rows. No split-K, no
+// atomics; ragged K and N are zero-padded, which adds exact zeros.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace algenta::cuda {
+
+inline constexpr int kMmaGemmWarps = 4;     // 8-column tiles per block
+inline constexpr int kMmaGemmChunk = 64;    // k per load step (4 quads x 16)
+inline constexpr int kMmaGemmTileRows = 16; // rows per m-tile
+
+template <typename Element>
+__device__ __forceinline__ uint32_t pack_pair(Element first, Element second) {
+  union {
+    Element e[2];
+    uint32_t u;
+  } v;
+  v.e[0] = first;  // lower k in the low half, as mma expects
+  v.e[1] = second;
+  return v.u;
+}
+
+// c += A (16 x 8, rows g and g + 8 in a0 / a1) * B (8 x 8, column g in b).
+template <typename Element>
+__device__ __forceinline__ void mma_16x8x8(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t b) {
+  if constexpr (std::is_same_v<Element, __nv_bfloat16>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(b));
+  } else {
+    static_assert(std::is_same_v<Element, __half>, "mma_gemm takes bf16 or f16 weights");
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(b));
+  }
+}
+
+// 16 consecutive values from p (valid: how many exist; the rest are 0).
+template <typename T>
+union Sixteen {
+  uint4 raw[16 * sizeof(T) / 16];
+  T v[16];
+};
+
+template <typename T, bool kVec>
+__device__ __forceinline__ void load16(const T* p, int valid, Sixteen<T>& out) {
+  if (kVec && valid >= 16) {
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(16 * sizeof(T) / 16); ++i)
+      out.raw[i] = reinterpret_cast<const uint4*>(p)[i];
+  } else {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) out.v[j] = j < valid ? p[j] : static_cast<T>(0.f);
+  }
+}
+
+// kVec: rows of x and w start 16-byte aligned (K % 8 == 0, aligned bases);
+// both variants give the same bits.
+template <typename Element, bool kVec>
+__global__ void __launch_bounds__(kMmaGemmWarps * 32)
+    mma_gemm_kernel(const float* __restrict__ x, const Element* __restrict__ w,
+                    float* __restrict__ y, int M, int N, int K) {
+  const int lane = threadIdx.x % 32;
+  const int g = lane / 4;  // row of A / column of B this lane feeds
+  const int t = lane % 4;  // its quad: which 16 k of a chunk
+  const int n0 = (blockIdx.x * kMmaGemmWarps + threadIdx.x / 32) * 8;
+  if (n0 >= N) return;  // whole warps leave together
+  const Element* w_row = n0 + g < N ? w + static_cast<int64_t>(n0 + g) * K : nullptr;
+
+  for (int m0 = 0; m0 < M; m0 += kMmaGemmTileRows) {
+    const float* x_top = m0 + g < M ? x + static_cast<int64_t>(m0 + g) * K : nullptr;
+    const float* x_bottom = m0 + g + 8 < M ? x + static_cast<int64_t>(m0 + g + 8) * K : nullptr;
+    float c[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int k0 = 0; k0 < K; k0 += kMmaGemmChunk) {
+      const int k = k0 + 16 * t;
+      const int valid = K - k;  // may be <= 0 in the last chunk
+      Sixteen<Element> wv;
+      Sixteen<float> top_x, bottom_x;
+      // Rows past M or N read nothing and feed zeros.
+      load16<Element, kVec>(w_row != nullptr ? w_row + k : w, w_row != nullptr ? valid : 0, wv);
+      load16<float, kVec>(x_top != nullptr ? x_top + k : x, x_top != nullptr ? valid : 0, top_x);
+      load16<float, kVec>(x_bottom != nullptr ? x_bottom + k : x, x_bottom != nullptr ? valid : 0,
+                          bottom_x);
+      const float* top = top_x.v;
+      const float* bottom = bottom_x.v;
+#pragma unroll
+      for (int s = 0; s < 8; ++s) {
+        const uint32_t b = pack_pair(wv.v[2 * s], wv.v[2 * s + 1]);
+        const Element top_hi0 = static_cast<Element>(top[2 * s]);
+        const Element top_hi1 = static_cast<Element>(top[2 * s + 1]);
+        const Element bottom_hi0 = static_cast<Element>(bottom[2 * s]);
+        const Element bottom_hi1 = static_cast<Element>(bottom[2 * s + 1]);
+        mma_16x8x8<Element>(c, pack_pair(top_hi0, top_hi1), pack_pair(bottom_hi0, bottom_hi1), b);
+        const uint32_t top_lo = pack_pair(
+            static_cast<Element>(__fsub_rn(top[2 * s], static_cast<float>(top_hi0))),
+            static_cast<Element>(__fsub_rn(top[2 * s + 1], static_cast<float>(top_hi1))));
+        const uint32_t bottom_lo = pack_pair(
+            static_cast<Element>(__fsub_rn(bottom[2 * s], static_cast<float>(bottom_hi0))),
+            static_cast<Element>(__fsub_rn(bottom[2 * s + 1], static_cast<float>(bottom_hi1))));
+        mma_16x8x8<Element>(c, top_lo, bottom_lo, b);
+      }
+    }
+    const int column = n0 + 2 * t;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = m0 + g + 8 * half;
+      if (row >= M) continue;
+      float* out = y + static_cast<int64_t>(row) * N;
+      if (column < N) out[column] = c[2 * half];
+      if (column + 1 < N) out[column + 1] = c[2 * half + 1];
+    }
+  }
+}
+
+// x [M, K] fp32, w [N, K] Element, row-major; y [M, N] fp32.
+template <typename Element>
+cudaError_t launch_mma_gemm(const float* x, const Element* w, float* y, int M, int N, int K,
+                            cudaStream_t stream) {
+  if (M < 0 || N < 0 || K < 0) return cudaErrorInvalidValue;
+  if (M == 0 || N == 0) return cudaSuccess;
+  const int columns_per_block = kMmaGemmWarps * 8;
+  const dim3 grid((N + columns_per_block - 1) / columns_per_block);
+  const bool aligned = K % 8 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
+                       reinterpret_cast<uintptr_t>(w) % 16 == 0;
+  if (aligned)
+    mma_gemm_kernel<Element, true><<<grid, kMmaGemmWarps * 32, 0, stream>>>(x, w, y, M, N, K);
+  else
+    mma_gemm_kernel<Element, false><<<grid, kMmaGemmWarps * 32, 0, stream>>>(x, w, y, M, N, K);
+  return cudaGetLastError();
+}
+
+}  // namespace algenta::cuda
