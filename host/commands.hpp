@@ -1,6 +1,7 @@
 // The algenta-host subcommands. Each returns the process exit code:
 // 0 success, 1 usage or input error, 2 refused (verification, selection,
-// missing accelerator), 3 the engine failed.
+// missing accelerator), 3 the engine failed, 4 (verify) a correctness gate
+// failed or did not run.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitUsage = 1;
 inline constexpr int kExitRefused = 2;
 inline constexpr int kExitEngine = 3;
+inline constexpr int kExitGateFailed = 4;
 
 struct ServeOptions {
   std::string backend = "auto";  // auto | cuda | plugin name
@@ -48,6 +50,16 @@ struct GenerateOptions {
   std::string logits_file;
 };
 
+struct VerifyOptions {
+  std::string model_dir;         // prepared checkpoint
+  std::string backend = "auto";  // auto | cuda | plugin name
+  bool allow_oracle = false;
+  std::string json_file;
+  std::string transformers_reference;  // reference file of the transformers gate
+  std::vector<std::size_t> lengths = {256, 550, 1024, 4096};  // oracle gate prompts
+  std::size_t tokens = 64;  // greedy tokens per oracle gate prompt
+};
+
 struct KernelsOptions {
   std::string backend = "all";  // cuda | cpu_oracle | a plugin name | all
   std::string family;           // empty = every family
@@ -57,6 +69,9 @@ struct KernelsOptions {
 int run_doctor(const HostPaths& paths);
 int run_kernels(const HostPaths& paths, const KernelsOptions& options);
 int run_generate(const HostPaths& paths, const GenerateOptions& options);
+// Exit codes: 0 every gate ran and passed, 4 a gate failed or did not run,
+// 1 unusable input, 2 refused, 3 the engine failed.
+int run_verify(const HostPaths& paths, const VerifyOptions& options);
 // Exit codes: 0 supported, 3 supported pending the tensor probe, 2 refused,
 // 1 unusable input.
 int run_conform(const HostPaths& paths, const ConformOptions& options);

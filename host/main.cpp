@@ -72,6 +72,28 @@ int main(int argc, char** argv) {
   generate->add_option("--logits", generate_options.logits_file,
                        "write the logits of every prompt position and decode step (safetensors)");
 
+  VerifyOptions verify_options;
+  CLI::App* verify = app.add_subcommand(
+      "verify", "correctness gates of an engine plugin against the cpu_oracle (exit 0 every gate "
+                "ran and passed, 4 a gate failed or did not run)");
+  verify->add_option("--model", verify_options.model_dir, "prepared checkpoint directory")
+      ->required();
+  verify->add_option("--plugin,--backend", verify_options.backend,
+                     "auto | cuda | a plugin name (explicit override, e.g. cuda_sm80)");
+  verify->add_flag("--allow-oracle", verify_options.allow_oracle,
+                   "allow the cpu_oracle verification engine when named with --plugin");
+  verify->add_option("--json", verify_options.json_file, "also write every result as JSON");
+  verify->add_option("--transformers-reference", verify_options.transformers_reference,
+                     "greedy tokens from Hugging Face transformers (JSON); without it the "
+                     "transformers gate does not run");
+  verify->add_option("--lengths", verify_options.lengths,
+                     "prompt lengths of the oracle gate (default 256,550,1024,4096)")
+      ->delimiter(',')
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
+  verify->add_option("--tokens", verify_options.tokens,
+                     "greedy tokens per oracle gate prompt (default 64)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 16));
+
   KernelsOptions kernels_options;
   CLI::App* kernels = app.add_subcommand(
       "kernels", "the kernel inventory each plugin declares (name, role, module, families)");
@@ -89,5 +111,6 @@ int main(int argc, char** argv) {
   if (*prepare) return run_prepare(prepare_options);
   if (*generate) return run_generate(paths, generate_options);
   if (*kernels) return run_kernels(paths, kernels_options);
+  if (*verify) return run_verify(paths, verify_options);
   return run_serve(paths, serve_options);
 }

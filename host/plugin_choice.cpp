@@ -12,7 +12,12 @@ namespace algenta::host {
 std::unique_ptr<loader::LoadedPlugin> choose_and_load(const HostPaths& paths,
                                                       const std::string& backend,
                                                       bool allow_oracle) {
-  const Catalog catalog = build_logged_catalog(paths, unix_now());
+  return choose_and_load(build_logged_catalog(paths, unix_now()), backend, allow_oracle);
+}
+
+std::unique_ptr<loader::LoadedPlugin> choose_and_load(const Catalog& catalog,
+                                                      const std::string& backend,
+                                                      bool allow_oracle) {
 #ifndef ALGENTA_HAVE_CUDA_ENGINES
   if (backend == "auto" || backend == "cuda") {
     throw ChoiceRefused(

@@ -9,6 +9,7 @@
 
 #include "host_paths.hpp"
 #include "loader/verified_loader.hpp"
+#include "plugin_catalog.hpp"
 
 namespace algenta::host {
 
@@ -20,6 +21,12 @@ struct ChoiceRefused : std::runtime_error {
 // backend: auto | cuda | a plugin name. A named oracle is loaded only when
 // allow_oracle is set.
 std::unique_ptr<loader::LoadedPlugin> choose_and_load(const HostPaths& paths,
+                                                      const std::string& backend,
+                                                      bool allow_oracle);
+
+// The same from a catalog already built, for commands that load two plugins
+// (verify: the plugin under test and the cpu_oracle it is checked against).
+std::unique_ptr<loader::LoadedPlugin> choose_and_load(const Catalog& catalog,
                                                       const std::string& backend,
                                                       bool allow_oracle);
 

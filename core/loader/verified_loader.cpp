@@ -13,8 +13,17 @@
 
 namespace algenta::loader {
 
+// The sealed memfd stays open while the library is loaded: the dynamic
+// linker knows the library by its path "/proc/self/fd/N", and a closed N
+// would be handed to the next plugin's memfd, whose dlopen would then
+// return this library instead of loading its own.
 struct LoadedPlugin::Library {
   boost::dll::shared_library library;
+  int fd = -1;
+  ~Library() {
+    library.unload();
+    if (fd >= 0) ::close(fd);
+  }
 };
 
 LoadedPlugin::~LoadedPlugin() = default;
@@ -114,19 +123,17 @@ std::unique_ptr<LoadedPlugin> load_verified_plugin(const std::filesystem::path& 
   if (after_verify) after_verify();
   preload_host_libraries(entry.host_libraries);
 
-  const int fd = sealed_memfd_with(bytes, entry.name);
   std::unique_ptr<LoadedPlugin> plugin(new LoadedPlugin());
   plugin->entry_ = entry;
+  plugin->library_ = std::make_unique<LoadedPlugin::Library>();
+  plugin->library_->fd = sealed_memfd_with(bytes, entry.name);
   try {
-    plugin->library_ = std::make_unique<LoadedPlugin::Library>();
     plugin->library_->library.load(
-        "/proc/self/fd/" + std::to_string(fd),
+        "/proc/self/fd/" + std::to_string(plugin->library_->fd),
         boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
   } catch (const std::exception& e) {
-    ::close(fd);
     throw LoadError(entry.name + " (" + entry.file + ") failed to load: " + e.what());
   }
-  ::close(fd);  // the mapping keeps the sealed memory alive
 
   const boost::dll::shared_library& library = plugin->library_->library;
   if (!library.has(ALGENTA_PLUGIN_ENTRY_SYMBOL)) {

@@ -5,6 +5,8 @@
 // Checks, one line each (PASS/FAIL), exit status non-zero on any FAIL:
 //  - open refuses a KV cache larger than the device (OUT_OF_MEMORY naming
 //    bytes asked and free), and the next open succeeds;
+//  - a checkpoint outside the declared facts is refused before any GPU work
+//    (UNSUPPORTED naming the fact), and the real one opens after it;
 //  - a prompt past the context is refused (INVALID_ARGUMENT naming the
 //    positions) and the engine still serves other sequences;
 //  - KV blocks freed out of order are reused (the pool holds too few blocks
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -167,6 +170,27 @@ int main(int argc, char** argv) {
     report("oom_at_open_refused", refused.code == ALGENTA_STATUS_OUT_OF_MEMORY &&
                                       refused.message.find("free") != std::string::npos,
            refused.message);
+  }
+
+  {
+    // The same weights under a config whose activation the engine lacks.
+    namespace fs = std::filesystem;
+    const fs::path odd = fs::temp_directory_path() / "engine_checks_gelu";
+    fs::remove_all(odd);
+    fs::create_directories(odd);
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      if (entry.path().filename() != "config.json") fs::copy(entry.path(), odd / entry.path().filename());
+    }
+    std::ifstream in(dir + "/config.json");
+    nlohmann::json config = nlohmann::json::parse(in);
+    config["hidden_act"] = "gelu_pytorch_tanh";
+    std::ofstream(odd / "config.json") << config.dump();
+    Engine engine;
+    const Outcome refused = open_engine(engine, odd.string(), 4096, 0);
+    report("fact_outside_ranges_refused", refused.code == ALGENTA_STATUS_UNSUPPORTED &&
+                                              refused.message.find("hidden_act") != std::string::npos,
+           refused.message);
+    fs::remove_all(odd);
   }
 
   {

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <vector>
 
 #include "loader/verified_loader.hpp"
 #include "manifest/trust.hpp"
@@ -196,4 +198,31 @@ TEST_CASE("every plugin of the build's signed vendor bundle loads through the ve
 #ifdef ALGENTA_TEST_EXPECT_CUDA_PLUGINS
   CHECK(verdict.manifest->plugins.size() == 5);
 #endif
+}
+
+TEST_CASE("plugins loaded one after another in one process each keep their own code",
+          "[loader][vendor]") {
+  // Each load is a fresh memfd whose number the kernel may reuse once closed;
+  // the dynamic linker must never hand back an earlier plugin for it.
+  const fs::path keyring_dir = test::vendor_bundle_dir() / ".." / ".." / ".." / ".." / "etc" /
+                               "algenta" / "keyring";
+  const manifest::Keyring keyring = manifest::Keyring::load(keyring_dir);
+  manifest::VersionState state;
+  const manifest::BundleVerdict verdict =
+      manifest::verify_bundle(test::vendor_bundle_dir(), keyring, state, test::now_unix());
+  REQUIRE(verdict.accepted);
+  OnePluginBundle acme("acme_engine");
+
+  std::vector<std::unique_ptr<loader::LoadedPlugin>> live;
+  for (const manifest::PluginEntry& entry : verdict.manifest->plugins) {
+    live.push_back(loader::load_verified_plugin(test::vendor_bundle_dir(), entry));
+  }
+  live.push_back(loader::load_verified_plugin(acme.dir.path(), acme.entry));
+  for (const auto& plugin : live) {
+    CHECK(std::string(plugin->descriptor().name) == plugin->entry().name);
+  }
+  // Unloading one and loading another: the newcomer is itself.
+  live.erase(live.begin());
+  const auto again = loader::load_verified_plugin(acme.dir.path(), acme.entry);
+  CHECK(std::string(again->descriptor().name) == "acme_engine");
 }
