@@ -69,16 +69,5 @@ float attention_scale(std::size_t head_dim) {
   return static_cast<float>(std::pow(static_cast<double>(head_dim), -0.5));
 }
 
-std::int32_t argmax_lowest(const float* values, std::size_t n) {
-  std::int32_t best = 0;
-  float best_value = -std::numeric_limits<float>::infinity();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (values[i] > best_value) {
-      best_value = values[i];
-      best = static_cast<std::int32_t>(i);
-    }
-  }
-  return best;
-}
 
 }  // namespace algenta::oracle

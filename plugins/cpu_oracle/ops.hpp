@@ -4,6 +4,8 @@
 // result never depends on the rows computed next to it.
 #pragma once
 
+#include "greedy_choice.hpp"
+
 #include <cstddef>
 #include <cstdint>
 
@@ -42,7 +44,6 @@ void attend_all_heads(const float* q, const float* keys, const float* values, st
 // 1 / sqrt(head_dim) as transformers applies it (head_dim ** -0.5, in f32).
 float attention_scale(std::size_t head_dim);
 
-// The index of the largest value; ties go to the lowest index, NaN never wins.
-std::int32_t argmax_lowest(const float* values, std::size_t n);
+using decoder::argmax_lowest;
 
 }  // namespace algenta::oracle

@@ -167,16 +167,7 @@ void OracleEngine::execute(const StepPlan& plan, AlgentaEngineStep_Args& args) {
 
 void OracleEngine::free_sequences(const AlgentaSequencesFree_Args& args) {
   std::lock_guard lock(mutex_);
-  if (args.sequence_count > 0 && args.sequence_ids == nullptr) {
-    fail(ALGENTA_STATUS_INVALID_ARGUMENT,
-         "sequence_ids is NULL with sequence_count " + std::to_string(args.sequence_count));
-  }
-  for (std::size_t i = 0; i < args.sequence_count; ++i) {
-    if (cache_.find(args.sequence_ids[i]) == nullptr) {
-      fail(ALGENTA_STATUS_INVALID_ARGUMENT,
-           "sequence " + std::to_string(args.sequence_ids[i]) + " is not live; nothing was freed");
-    }
-  }
+  decoder::check_free_request(args, CachedSequences(cache_));
   for (std::size_t i = 0; i < args.sequence_count; ++i) cache_.erase(args.sequence_ids[i]);
 }
 

@@ -1,17 +1,10 @@
 // The CPU fp32 oracle's table and entry point. Role "oracle": the host never
 // selects it automatically; it runs only when asked for by name. The engine
 // itself lives in algenta_oracle_core (oracle_engine.hpp).
-#include <memory>
-
 #include "algenta/plugin_abi.h"
 #include "oracle_engine.hpp"
 #include "plugin_support/plugin_error.hpp"
 #include "plugin_support/plugin_table.hpp"
-
-// The opaque engine handle the ABI hands out.
-struct AlgentaEngine {
-  std::unique_ptr<algenta::oracle::OracleEngine> engine;
-};
 
 namespace algenta::oracle {
 namespace {
@@ -60,7 +53,7 @@ constexpr AlgentaKernelInfo kKernels[] = {
     ALGENTA_KERNEL("attention_causal_gqa_f32", "attention", "ops.cpp", "*"),
     ALGENTA_KERNEL("swiglu_f32", "activation", "ops.cpp", "*"),
     ALGENTA_KERNEL("residual_add_f32", "elementwise", "ops.cpp", "*"),
-    ALGENTA_KERNEL("argmax_lowest_id", "sampling", "ops.cpp", "*"),
+    ALGENTA_KERNEL("argmax_lowest_id", "sampling", "../decoder_common/greedy_choice.cpp", "*"),
 };
 
 #undef ALGENTA_KERNEL
@@ -82,57 +75,8 @@ constexpr AlgentaDescriptor kDescriptor = {
     nullptr,
 };
 
-OracleEngine& engine_of(AlgentaEngine* handle) {
-  if (handle == nullptr || handle->engine == nullptr) {
-    throw plugin::StatusError{ALGENTA_STATUS_INVALID_ARGUMENT, "engine is NULL"};
-  }
-  return *handle->engine;
-}
-
-template <typename Args>
-void require_args(const Args* args, const char* name) {
-  if (args == nullptr) {
-    throw plugin::StatusError{ALGENTA_STATUS_INVALID_ARGUMENT, std::string(name) + " is NULL"};
-  }
-  plugin::require_struct_size(args->struct_size, sizeof(Args), name);
-}
-
-AlgentaError* engine_open(AlgentaEngineOpen_Args* args) {
-  return plugin::guarded([&] {
-    require_args(args, "AlgentaEngineOpen_Args");
-    auto handle = std::make_unique<AlgentaEngine>();
-    handle->engine = OracleEngine::open(*args, kDescriptor);
-    args->engine = handle.release();
-  });
-}
-
-AlgentaError* engine_step(AlgentaEngineStep_Args* args) {
-  return plugin::guarded([&] {
-    require_args(args, "AlgentaEngineStep_Args");
-    engine_of(args->engine).step(*args);
-  });
-}
-
-AlgentaError* sequences_free(AlgentaSequencesFree_Args* args) {
-  return plugin::guarded([&] {
-    require_args(args, "AlgentaSequencesFree_Args");
-    engine_of(args->engine).free_sequences(*args);
-  });
-}
-
-AlgentaError* memory_report(AlgentaMemoryReport_Args* args) {
-  return plugin::guarded([&] {
-    require_args(args, "AlgentaMemoryReport_Args");
-    engine_of(args->engine).report_memory(*args);
-  });
-}
-
-void engine_close(AlgentaEngine* engine) {
-  plugin::error_destroy(plugin::guarded([&] { delete engine; }));
-}
-
 constexpr AlgentaPluginV1 kTable = plugin::make_plugin_table(
-    &kDescriptor, {engine_open, engine_step, sequences_free, memory_report, engine_close});
+    &kDescriptor, plugin::EngineBinding<OracleEngine, &kDescriptor>::calls());
 
 }  // namespace
 }  // namespace algenta::oracle

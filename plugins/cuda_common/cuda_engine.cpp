@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine_open.hpp"
+#include "greedy_choice.hpp"
 #include "plugin_support/plugin_error.hpp"
 #include "rope.hpp"
 #include "target_policy.hpp"
@@ -112,17 +113,6 @@ bool engine_log_enabled() {
   return value != nullptr && std::strcmp(value, "1") == 0;
 }
 
-std::int32_t argmax_lowest(const float* values, std::size_t n) {
-  std::int32_t best = 0;
-  float best_value = -std::numeric_limits<float>::infinity();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (values[i] > best_value) {
-      best_value = values[i];
-      best = static_cast<std::int32_t>(i);
-    }
-  }
-  return best;
-}
 
 }  // namespace
 
@@ -137,7 +127,7 @@ CudaEngine::CudaEngine(checkpoint::ResidentCheckpoint checkpoint, const decoder:
       pass_limits_(pass_limits),
       weights_(shape_, family_, element_dtype()),
       workspace_(shape_, pass_limits_),
-      kv_blocks_(kv_blocks, static_cast<std::size_t>(pass_limits.max_blocks)) {
+      kv_blocks_(kv_blocks) {
   check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
   weights_.upload(checkpoint_);
   workspace_.allocate();
@@ -299,7 +289,7 @@ void CudaEngine::execute(const decoder::StepPlan& plan, AlgentaEngineStep_Args& 
   flush_prefill();
   flush_decode();
   for (std::size_t c = 0; c < plan.chunks.size(); ++c) {
-    args.next_tokens[c] = argmax_lowest(last_logits[c], vocab);
+    args.next_tokens[c] = decoder::argmax_lowest(last_logits[c], vocab);
   }
 }
 
@@ -392,16 +382,7 @@ cudaGraphExec_t CudaEngine::decode_graph(int bucket) {
 
 void CudaEngine::free_sequences(const AlgentaSequencesFree_Args& args) {
   std::lock_guard lock(mutex_);
-  if (args.sequence_count > 0 && args.sequence_ids == nullptr) {
-    fail(ALGENTA_STATUS_INVALID_ARGUMENT,
-         "sequence_ids is NULL with sequence_count " + std::to_string(args.sequence_count));
-  }
-  for (std::size_t i = 0; i < args.sequence_count; ++i) {
-    if (!kv_blocks_.is_live(args.sequence_ids[i])) {
-      fail(ALGENTA_STATUS_INVALID_ARGUMENT,
-           "sequence " + std::to_string(args.sequence_ids[i]) + " is not live; nothing was freed");
-    }
-  }
+  decoder::check_free_request(args, kv_blocks_);
   for (std::size_t i = 0; i < args.sequence_count; ++i) kv_blocks_.release(args.sequence_ids[i]);
 }
 

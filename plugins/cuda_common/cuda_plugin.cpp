@@ -1,8 +1,6 @@
 // The CUDA engine plugin's table and entry point, shared by every target.
 // Loading the plugin does no CUDA work, so the host can read the descriptor
 // on any machine; the engine (cuda_engine.hpp) touches the GPU at open.
-#include <memory>
-
 #include "algenta/plugin_abi.h"
 #include "cuda_engine.hpp"
 #include "fact_ranges.hpp"
@@ -12,11 +10,6 @@
 
 #define ALGENTA_STR2(x) #x
 #define ALGENTA_STR(x) ALGENTA_STR2(x)
-
-// The opaque engine handle the ABI hands out.
-struct AlgentaEngine {
-  std::unique_ptr<algenta::cuda::CudaEngine> engine;
-};
 
 namespace algenta::cuda {
 namespace {
@@ -71,57 +64,8 @@ constexpr AlgentaDescriptor kDescriptor = {
     nullptr,
 };
 
-CudaEngine& engine_of(AlgentaEngine* handle) {
-  if (handle == nullptr || handle->engine == nullptr) {
-    throw plugin::StatusError{ALGENTA_STATUS_INVALID_ARGUMENT, "engine is NULL"};
-  }
-  return *handle->engine;
-}
-
-template <typename Args>
-void require_args(const Args* args, const char* name) {
-  if (args == nullptr) {
-    throw plugin::StatusError{ALGENTA_STATUS_INVALID_ARGUMENT, std::string(name) + " is NULL"};
-  }
-  plugin::require_struct_size(args->struct_size, sizeof(Args), name);
-}
-
-AlgentaError* engine_open(AlgentaEngineOpen_Args* args) {
-  return plugin::guarded([&] {
-    require_args(args, "AlgentaEngineOpen_Args");
-    auto handle = std::make_unique<AlgentaEngine>();
-    handle->engine = CudaEngine::open(*args, kDescriptor);
-    args->engine = handle.release();
-  });
-}
-
-AlgentaError* engine_step(AlgentaEngineStep_Args* args) {
-  return plugin::guarded([&] {
-    require_args(args, "AlgentaEngineStep_Args");
-    engine_of(args->engine).step(*args);
-  });
-}
-
-AlgentaError* sequences_free(AlgentaSequencesFree_Args* args) {
-  return plugin::guarded([&] {
-    require_args(args, "AlgentaSequencesFree_Args");
-    engine_of(args->engine).free_sequences(*args);
-  });
-}
-
-AlgentaError* memory_report(AlgentaMemoryReport_Args* args) {
-  return plugin::guarded([&] {
-    require_args(args, "AlgentaMemoryReport_Args");
-    engine_of(args->engine).report_memory(*args);
-  });
-}
-
-void engine_close(AlgentaEngine* engine) {
-  plugin::error_destroy(plugin::guarded([&] { delete engine; }));
-}
-
 constexpr AlgentaPluginV1 kTable = plugin::make_plugin_table(
-    &kDescriptor, {engine_open, engine_step, sequences_free, memory_report, engine_close});
+    &kDescriptor, plugin::EngineBinding<CudaEngine, &kDescriptor>::calls());
 
 }  // namespace
 }  // namespace algenta::cuda

@@ -7,8 +7,7 @@
 
 namespace algenta::cuda {
 
-PagedKvBlocks::PagedKvBlocks(std::size_t total_blocks, std::size_t max_blocks_per_sequence)
-    : total_(total_blocks), max_per_sequence_(max_blocks_per_sequence) {
+PagedKvBlocks::PagedKvBlocks(std::size_t total_blocks) : total_(total_blocks) {
   free_.reserve(total_blocks);
   // Block 0 is handed out first.
   for (std::size_t i = total_blocks; i > 0; --i) free_.push_back(static_cast<std::int32_t>(i - 1));

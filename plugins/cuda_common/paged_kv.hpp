@@ -16,7 +16,7 @@ namespace algenta::cuda {
 
 class PagedKvBlocks final : public decoder::LiveSequences {
  public:
-  PagedKvBlocks(std::size_t total_blocks, std::size_t max_blocks_per_sequence);
+  explicit PagedKvBlocks(std::size_t total_blocks);
 
   std::optional<std::size_t> cached_length(std::uint64_t id) const override;
   std::size_t live_count() const override { return sequences_.size(); }
@@ -33,7 +33,6 @@ class PagedKvBlocks final : public decoder::LiveSequences {
   void roll_back(const std::vector<decoder::PlannedChunk>& chunks);
   void set_length(std::uint64_t id, std::size_t length);
 
-  bool is_live(std::uint64_t id) const { return sequences_.count(id) != 0; }
   void release(std::uint64_t id);
 
   const std::vector<std::int32_t>& blocks_of(std::uint64_t id) const;
@@ -49,7 +48,6 @@ class PagedKvBlocks final : public decoder::LiveSequences {
   void trim(Sequence& sequence);
 
   std::size_t total_;
-  std::size_t max_per_sequence_;
   std::vector<std::int32_t> free_;
   std::map<std::uint64_t, Sequence> sequences_;
 };

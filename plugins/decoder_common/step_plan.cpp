@@ -120,4 +120,15 @@ StepPlan plan_step(const AlgentaEngineStep_Args& args, const LiveSequences& sequ
   return plan;
 }
 
+void check_free_request(const AlgentaSequencesFree_Args& args, const LiveSequences& live) {
+  if (args.sequence_count > 0 && args.sequence_ids == nullptr) {
+    refuse("sequence_ids is NULL with sequence_count " + std::to_string(args.sequence_count));
+  }
+  for (std::size_t i = 0; i < args.sequence_count; ++i) {
+    if (!live.cached_length(args.sequence_ids[i]).has_value()) {
+      refuse("sequence " + std::to_string(args.sequence_ids[i]) + " is not live; nothing was freed");
+    }
+  }
+}
+
 }  // namespace algenta::decoder

@@ -51,4 +51,8 @@ struct StepPlan {
 StepPlan plan_step(const AlgentaEngineStep_Args& args, const LiveSequences& live,
                    const EngineLimits& limits);
 
+// Refuses (INVALID_ARGUMENT) a free request with a NULL id list or any id
+// that is not live, before anything is freed.
+void check_free_request(const AlgentaSequencesFree_Args& args, const LiveSequences& live);
+
 }  // namespace algenta::decoder

@@ -23,21 +23,12 @@
 #include <string>
 #include <vector>
 
+#include "cuda_check.cuh"
 #include "launch.hpp"
 
 namespace {
 
 using namespace algenta::cuda;
-
-#define CHECK_CUDA(call)                                                                \
-  do {                                                                                  \
-    const cudaError_t err_ = (call);                                                    \
-    if (err_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                \
-                   cudaGetErrorString(err_));                                           \
-      std::exit(2);                                                                     \
-    }                                                                                   \
-  } while (0)
 
 template <typename T>
 T* device_copy(const std::vector<T>& host) {

@@ -21,22 +21,13 @@
 #include <string>
 #include <vector>
 
+#include "cuda_check.cuh"
 #include "kernels/mma_gemm.cuh"
 #include "target_policy.hpp"
 
 using Element = TargetPolicy::Element;
 
 namespace {
-
-#define CHECK_CUDA(call)                                                 \
-  do {                                                                   \
-    const cudaError_t err_ = (call);                                     \
-    if (err_ != cudaSuccess) {                                           \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
-                   cudaGetErrorString(err_));                            \
-      std::exit(2);                                                      \
-    }                                                                    \
-  } while (0)
 
 struct CaseResult {
   std::string name;

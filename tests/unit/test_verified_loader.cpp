@@ -33,6 +33,19 @@ struct OnePluginBundle {
   }
 };
 
+// The build's vendor bundle, verified under the build's keyring.
+manifest::BundleVerdict verified_vendor_bundle() {
+  const fs::path keyring_dir = test::vendor_bundle_dir() / ".." / ".." / ".." / ".." / "etc" /
+                               "algenta" / "keyring";
+  const manifest::Keyring keyring = manifest::Keyring::load(keyring_dir);
+  manifest::VersionState state;
+  manifest::BundleVerdict verdict =
+      manifest::verify_bundle(test::vendor_bundle_dir(), keyring, state, test::now_unix());
+  INFO(verdict.reason);
+  REQUIRE(verdict.accepted);
+  return verdict;
+}
+
 }  // namespace
 
 TEST_CASE("a third-party plugin signed under its own key loads and answers", "[loader]") {
@@ -170,14 +183,7 @@ TEST_CASE("a plugin with a bad digest never runs its constructor", "[loader]") {
 
 TEST_CASE("every plugin of the build's signed vendor bundle loads through the verified path",
           "[loader][vendor]") {
-  const fs::path keyring_dir = test::vendor_bundle_dir() / ".." / ".." / ".." / ".." / "etc" /
-                               "algenta" / "keyring";
-  const manifest::Keyring keyring = manifest::Keyring::load(keyring_dir);
-  manifest::VersionState state;
-  const manifest::BundleVerdict verdict =
-      manifest::verify_bundle(test::vendor_bundle_dir(), keyring, state, test::now_unix());
-  INFO(verdict.reason);
-  REQUIRE(verdict.accepted);
+  const manifest::BundleVerdict verdict = verified_vendor_bundle();
 
   bool saw_oracle = false;
   for (const manifest::PluginEntry& entry : verdict.manifest->plugins) {
@@ -204,13 +210,7 @@ TEST_CASE("plugins loaded one after another in one process each keep their own c
           "[loader][vendor]") {
   // Each load is a fresh memfd whose number the kernel may reuse once closed;
   // the dynamic linker must never hand back an earlier plugin for it.
-  const fs::path keyring_dir = test::vendor_bundle_dir() / ".." / ".." / ".." / ".." / "etc" /
-                               "algenta" / "keyring";
-  const manifest::Keyring keyring = manifest::Keyring::load(keyring_dir);
-  manifest::VersionState state;
-  const manifest::BundleVerdict verdict =
-      manifest::verify_bundle(test::vendor_bundle_dir(), keyring, state, test::now_unix());
-  REQUIRE(verdict.accepted);
+  const manifest::BundleVerdict verdict = verified_vendor_bundle();
   OnePluginBundle acme("acme_engine");
 
   std::vector<std::unique_ptr<loader::LoadedPlugin>> live;
