@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "atomic_file.hpp"
+#include "manifest/atomic_file.hpp"
 #include "json/strict_json.hpp"
 
 namespace algenta::host {
@@ -147,8 +147,8 @@ void record_verification(const fs::path& file, const VerificationRecord& record)
   for (const auto& [digest, kept] : records) plugins[digest] = to_json(kept);
   const json root = {{"schema", kVerificationSchema}, {"plugins", plugins}};
   try {
-    write_file_atomically(file, root.dump(2) + "\n");
-  } catch (const AtomicWriteError& e) {
+    manifest::write_file_atomically(file, root.dump(2) + "\n");
+  } catch (const manifest::AtomicWriteError& e) {
     throw VerificationRecordError(std::string("verification record ") + e.what());
   }
 }

@@ -1,17 +1,12 @@
 // Rollback protection: the highest manifest version accepted per signing key,
 // kept as {"versions": {"<key_id>": N}}. A damaged file is an error, never a
 // silent reset: forgetting the versions would re-admit old signed manifests.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "manifest/atomic_file.hpp"
 #include "manifest/trust.hpp"
 
 namespace algenta::manifest {
@@ -43,44 +38,13 @@ std::map<std::string, std::uint64_t> parse_versions(const fs::path& file,
   return versions;
 }
 
-// Writes through a temporary file in the same directory and renames it over
-// the old one, so a crash leaves either the old or the new state, never half.
+// Through a temporary file renamed over the old one, so a crash leaves
+// either the old or the new state, never half.
 void write_atomically(const fs::path& file, const std::string& bytes) {
-  const fs::path directory = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  std::error_code error;
-  fs::create_directories(directory, error);
-  if (error) {
-    fail_state(file, "cannot be saved: cannot create " + directory.string() + ": " +
-                         error.message());
-  }
-  std::string temp = (directory / ("." + file.filename().string() + ".XXXXXX")).string();
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) fail_state(file, std::string("cannot be saved: ") + std::strerror(errno));
-
-  std::string failure;  // the first step that failed, with its errno
-  const auto check = [&failure](bool ok, const char* step) {
-    if (!ok && failure.empty()) failure = std::string(step) + " failed: " + std::strerror(errno);
-  };
-  std::size_t written = 0;
-  while (failure.empty() && written < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    check(n > 0, "write");
-    if (n > 0) written += static_cast<std::size_t>(n);
-  }
-  if (failure.empty()) check(::fchmod(fd, 0644) == 0, "chmod");
-  if (failure.empty()) check(::fsync(fd) == 0, "fsync");
-  check(::close(fd) == 0, "close");
-  if (failure.empty()) check(::rename(temp.c_str(), file.c_str()) == 0, "rename");
-  if (!failure.empty()) {
-    ::unlink(temp.c_str());
-    fail_state(file, "cannot be saved: " + failure);
-  }
-  // Make the rename itself durable.
-  const int dir_fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
+  try {
+    write_file_atomically(file, bytes);
+  } catch (const AtomicWriteError& e) {
+    fail_state(file, "cannot be saved: " + e.reason);
   }
 }
 

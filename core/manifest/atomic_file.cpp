@@ -1,4 +1,4 @@
-#include "atomic_file.hpp"
+#include "manifest/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,21 +8,27 @@
 #include <cstring>
 #include <string>
 
-namespace algenta::host {
+namespace algenta::manifest {
 namespace fs = std::filesystem;
+namespace {
+
+[[noreturn]] void fail_write(const fs::path& file, const std::string& reason) {
+  throw AtomicWriteError(file.string() + " cannot be written: " + reason, reason);
+}
+
+}  // namespace
 
 void write_file_atomically(const fs::path& file, std::string_view bytes) {
   const fs::path directory = file.has_parent_path() ? file.parent_path() : fs::path(".");
   std::error_code error;
   fs::create_directories(directory, error);
   if (error) {
-    throw AtomicWriteError(file.string() + " cannot be written: cannot create " +
-                           directory.string() + ": " + error.message());
+    fail_write(file, "cannot create " + directory.string() + ": " + error.message());
   }
   std::string temp = (directory / ("." + file.filename().string() + ".XXXXXX")).string();
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) {
-    throw AtomicWriteError(file.string() + " cannot be written: " + std::strerror(errno));
+    fail_write(file, std::strerror(errno));
   }
 
   std::string failure;  // the first step that failed, with its errno
@@ -42,7 +48,7 @@ void write_file_atomically(const fs::path& file, std::string_view bytes) {
   if (failure.empty()) check(::rename(temp.c_str(), file.c_str()) == 0, "rename");
   if (!failure.empty()) {
     ::unlink(temp.c_str());
-    throw AtomicWriteError(file.string() + " cannot be written: " + failure);
+    fail_write(file, failure);
   }
   // Make the rename itself durable.
   const int dir_fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -52,4 +58,4 @@ void write_file_atomically(const fs::path& file, std::string_view bytes) {
   }
 }
 
-}  // namespace algenta::host
+}  // namespace algenta::manifest
