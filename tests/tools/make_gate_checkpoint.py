@@ -85,6 +85,8 @@ import zlib
 import numpy as np
 from safetensors import TensorSpec, serialize_file
 
+from make_checkpoint import f32_to_bf16_bits  # same rounding as the other test checkpoints
+
 FAMILIES = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM",
             "qwen3": "Qwen3ForCausalLM"}
 
@@ -160,13 +162,6 @@ def tensor_shapes(family, config):
 
 
 # ---------------------------------------------------------------- weights
-
-
-def f32_to_bf16_bits(values):
-    """Round-to-nearest-even float32 -> bfloat16 bit patterns (uint16)."""
-    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
-    rounding = np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
-    return ((bits + rounding) >> np.uint32(16)).astype(np.uint16)
 
 
 def bf16_bits_to_f32(bits):
