@@ -12,6 +12,8 @@
 //  - KV blocks freed out of order are reused (the pool holds too few blocks
 //    otherwise), and the new sequence's logits equal those of the same
 //    sequence alone in a fresh engine, bit for bit;
+//  - a prompt prefilled in chunks of two or more tokens gives the same
+//    logits, bit for bit, as the whole prompt in one chunk;
 //  - the memory report (weights, KV, workspace) and the device memory used by
 //    a 4096-token prefill, which must not grow with the prompt.
 #include <dlfcn.h>
@@ -115,12 +117,23 @@ std::vector<int32_t> prompt(std::size_t length, std::uint32_t seed, std::uint32_
   return tokens;
 }
 
-// Prefill `tokens`, then `steps` greedy tokens; every step's logits in order.
+// Prefill `tokens` (in chunks of the given sizes, or whole), then `steps`
+// greedy tokens; the logits of the prefill's last position and every step.
 std::vector<float> generate(Engine& engine, std::uint64_t id, const std::vector<int32_t>& tokens,
-                            int steps) {
+                            int steps, const std::vector<std::size_t>& chunks = {}) {
   std::vector<float> all;
   int32_t next = 0;
-  std::vector<float> logits = run_chunk(engine, id, tokens, 0, &next);
+  std::vector<float> logits;
+  std::size_t start = 0;
+  for (const std::size_t size : chunks) {
+    logits = run_chunk(engine, id, {tokens.begin() + start, tokens.begin() + start + size},
+                       static_cast<std::uint32_t>(start), &next);
+    start += size;
+  }
+  if (start < tokens.size()) {
+    logits = run_chunk(engine, id, {tokens.begin() + start, tokens.end()},
+                       static_cast<std::uint32_t>(start), &next);
+  }
   all.insert(all.end(), logits.begin(), logits.end());
   for (int s = 0; s < steps; ++s) {
     logits = run_chunk(engine, id, {next}, static_cast<std::uint32_t>(tokens.size() + s), &next);
@@ -222,6 +235,17 @@ int main(int argc, char** argv) {
                                                 &after);
     report("usable_after_refusal", after.code == ALGENTA_STATUS_OK && !logits.empty(),
            after.message.empty() ? "next token " + std::to_string(next) : after.message);
+
+    // The same prompt whole and in chunks of 100, 120, 80 tokens.
+    const std::vector<int32_t> tokens = prompt(300, 4, engine.vocab);
+    const std::vector<float> whole = generate(engine, 20, tokens, 8);
+    const std::vector<float> chunked = generate(engine, 21, tokens, 8, {100, 120, 80});
+    const bool same = !whole.empty() && whole.size() == chunked.size() &&
+                      std::memcmp(whole.data(), chunked.data(), whole.size() * 4) == 0;
+    report("chunked_prefill_bit_identical", same,
+           std::to_string(whole.size() / engine.vocab) +
+               " logits rows, prompt whole vs in chunks of 100+120+80: " +
+               (same ? "bit-identical" : "DIFFERENT"));
 
     // 4096 tokens in one prefill: the workspace was fixed at open.
     Outcome full;
