@@ -204,7 +204,7 @@ void invariance_cases(std::mt19937& rng) {
         const double rel = std::fabs(y64[static_cast<size_t>(m) * N + n] - s) / (mag + 1e-30);
         if (!(rel <= worst_rel)) worst_rel = rel;
       }
-    const double bound = 1e-4;
+    const double bound = 1e-5;  // measured on the H200: 2.2e-6 at K = 4096
     const bool close = worst_rel < bound;
     std::snprintf(name, sizeof name, "mma_gemm accuracy K=%d M=64 vs double", K);
     g_results.push_back({name, close, 0.0});
