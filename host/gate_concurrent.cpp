@@ -148,12 +148,7 @@ GateResult run_concurrent_gate(EngineSession& plugin, std::size_t context) {
   check.data = {{"steps", kConcurrentSteps}, {"identical", identical}, {"sequences", sequences}};
   check.seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
-  GateResult gate;
-  gate.gate = "concurrent";
-  gate.checks.push_back(std::move(check));
-  report_progress(gate.gate, gate.checks.back());
-  gate.seconds = gate.checks.back().seconds;
-  return gate;
+  return single_check_gate("concurrent", std::move(check));
 }
 
 }  // namespace algenta::host

@@ -172,12 +172,7 @@ GateResult run_repeat_gate(const RepeatSetup& setup) {
                 {"runs", runs_json}};
   check.seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
-  GateResult gate;
-  gate.gate = "repeat";
-  gate.checks.push_back(std::move(check));
-  report_progress(gate.gate, gate.checks.back());
-  gate.seconds = gate.checks.back().seconds;
-  return gate;
+  return single_check_gate("repeat", std::move(check));
 }
 
 }  // namespace algenta::host

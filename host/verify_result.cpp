@@ -91,4 +91,13 @@ void report_progress(const std::string& gate, const CheckResult& check) {
             << " (" << short_number(check.seconds) << " s)\n";
 }
 
+GateResult single_check_gate(const std::string& gate_name, CheckResult check) {
+  GateResult gate;
+  gate.gate = gate_name;
+  gate.seconds = check.seconds;
+  gate.checks.push_back(std::move(check));
+  report_progress(gate.gate, gate.checks.back());
+  return gate;
+}
+
 }  // namespace algenta::host

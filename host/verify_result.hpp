@@ -65,4 +65,7 @@ std::string short_number(double value);
 // One line on stderr as each check finishes, so a long run shows progress.
 void report_progress(const std::string& gate, const CheckResult& check);
 
+// A gate made of one check (repeat, concurrent), its progress reported.
+GateResult single_check_gate(const std::string& gate, CheckResult check);
+
 }  // namespace algenta::host
