@@ -73,30 +73,39 @@ def family_config(family, dtype, tied):
 
 
 def tensor_shapes(family, config):
-    """Names and shapes exactly as transformers' *ForCausalLM state dicts."""
+    """Names and shapes exactly as transformers' *ForCausalLM state dicts, for
+    the configs made here and for real ones (make_gate_checkpoint.py)."""
     h, inter, vocab = config["hidden_size"], config["intermediate_size"], config["vocab_size"]
-    heads, kv = config["num_attention_heads"], config["num_key_value_heads"]
-    hd = config.get("head_dim", h // heads)
+    heads = config["num_attention_heads"]
+    hd = config.get("head_dim") or h // heads
+    q, kv = heads * hd, (config.get("num_key_value_heads") or heads) * hd
+    attention_bias = bool(config.get("attention_bias", False))
+    mlp_bias = family == "llama" and bool(config.get("mlp_bias", False))
     shapes = {"model.embed_tokens.weight": [vocab, h], "model.norm.weight": [h]}
-    if not config["tie_word_embeddings"]:
+    if not config.get("tie_word_embeddings", False):
         shapes["lm_head.weight"] = [vocab, h]
     for i in range(config["num_hidden_layers"]):
         p = f"model.layers.{i}."
         shapes.update({
             p + "input_layernorm.weight": [h],
             p + "post_attention_layernorm.weight": [h],
-            p + "self_attn.q_proj.weight": [heads * hd, h],
-            p + "self_attn.k_proj.weight": [kv * hd, h],
-            p + "self_attn.v_proj.weight": [kv * hd, h],
-            p + "self_attn.o_proj.weight": [h, heads * hd],
+            p + "self_attn.q_proj.weight": [q, h],
+            p + "self_attn.k_proj.weight": [kv, h],
+            p + "self_attn.v_proj.weight": [kv, h],
+            p + "self_attn.o_proj.weight": [h, q],
             p + "mlp.gate_proj.weight": [inter, h],
             p + "mlp.up_proj.weight": [inter, h],
             p + "mlp.down_proj.weight": [h, inter],
         })
-        if family == "qwen2":
-            shapes.update({p + "self_attn.q_proj.bias": [heads * hd],
-                           p + "self_attn.k_proj.bias": [kv * hd],
-                           p + "self_attn.v_proj.bias": [kv * hd]})
+        # Qwen2 always has q/k/v biases; the others put attention_bias on all four.
+        if family == "qwen2" or attention_bias:
+            shapes.update({p + "self_attn.q_proj.bias": [q], p + "self_attn.k_proj.bias": [kv],
+                           p + "self_attn.v_proj.bias": [kv]})
+        if attention_bias and family != "qwen2":
+            shapes[p + "self_attn.o_proj.bias"] = [h]
+        if mlp_bias:
+            shapes.update({p + "mlp.gate_proj.bias": [inter], p + "mlp.up_proj.bias": [inter],
+                           p + "mlp.down_proj.bias": [h]})
         if family in ("qwen3", "gemma3"):
             shapes.update({p + "self_attn.q_norm.weight": [hd], p + "self_attn.k_norm.weight": [hd]})
         if family == "gemma3":

@@ -85,7 +85,8 @@ import zlib
 import numpy as np
 from safetensors import TensorSpec, serialize_file
 
-from make_checkpoint import f32_to_bf16_bits  # same rounding as the other test checkpoints
+# The same state-dict names and bf16 rounding as the other test checkpoints.
+from make_checkpoint import f32_to_bf16_bits, tensor_shapes
 
 FAMILIES = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM",
             "qwen3": "Qwen3ForCausalLM"}
@@ -122,43 +123,6 @@ def dims(config):
                 kv=config.get("num_key_value_heads") or heads,
                 head_dim=config.get("head_dim") or h // heads,
                 tied=bool(config.get("tie_word_embeddings", False)))
-
-
-def tensor_shapes(family, config):
-    """Names and shapes exactly as transformers' *ForCausalLM state dicts."""
-    d = dims(config)
-    h, inter, vocab, hd = d["hidden"], d["inter"], d["vocab"], d["head_dim"]
-    q, kv = d["heads"] * hd, d["kv"] * hd
-    attention_bias = bool(config.get("attention_bias", False))
-    mlp_bias = family == "llama" and bool(config.get("mlp_bias", False))
-    shapes = {"model.embed_tokens.weight": [vocab, h], "model.norm.weight": [h]}
-    if not d["tied"]:
-        shapes["lm_head.weight"] = [vocab, h]
-    for i in range(d["layers"]):
-        p = f"model.layers.{i}."
-        shapes.update({
-            p + "input_layernorm.weight": [h],
-            p + "post_attention_layernorm.weight": [h],
-            p + "self_attn.q_proj.weight": [q, h],
-            p + "self_attn.k_proj.weight": [kv, h],
-            p + "self_attn.v_proj.weight": [kv, h],
-            p + "self_attn.o_proj.weight": [h, q],
-            p + "mlp.gate_proj.weight": [inter, h],
-            p + "mlp.up_proj.weight": [inter, h],
-            p + "mlp.down_proj.weight": [h, inter],
-        })
-        if family == "qwen2" or attention_bias:
-            shapes.update({p + "self_attn.q_proj.bias": [q], p + "self_attn.k_proj.bias": [kv],
-                           p + "self_attn.v_proj.bias": [kv]})
-        if attention_bias and family != "qwen2":
-            shapes[p + "self_attn.o_proj.bias"] = [h]
-        if mlp_bias:
-            shapes.update({p + "mlp.gate_proj.bias": [inter], p + "mlp.up_proj.bias": [inter],
-                           p + "mlp.down_proj.bias": [h]})
-        if family == "qwen3":
-            shapes.update({p + "self_attn.q_norm.weight": [hd],
-                           p + "self_attn.k_norm.weight": [hd]})
-    return shapes
 
 
 # ---------------------------------------------------------------- weights
