@@ -1,7 +1,6 @@
 #include "oracle_engine.hpp"
 
 #include <cstdlib>
-#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -13,8 +12,6 @@
 
 namespace algenta::oracle {
 namespace {
-
-namespace fs = std::filesystem;
 
 [[noreturn]] void fail(AlgentaStatusCode code, const std::string& message) {
   throw plugin::StatusError{code, message};
@@ -68,25 +65,11 @@ OracleEngine::OracleEngine(checkpoint::ResidentCheckpoint checkpoint, const Mode
 
 std::unique_ptr<OracleEngine> OracleEngine::open(AlgentaEngineOpen_Args& args,
                                                  const AlgentaDescriptor& descriptor) {
-  if (args.checkpoint_dir == nullptr) {
-    fail(ALGENTA_STATUS_INVALID_ARGUMENT, "checkpoint_dir is NULL");
-  }
-  const fs::path dir(args.checkpoint_dir);
-  checkpoint::ResidentCheckpoint checkpoint = decoder::open_resident_checkpoint(dir);
-  const facts::ModelFacts facts = decoder::read_model_facts(dir);
-  decoder::refuse_unsupported(facts, descriptor);
-
-  const ModelShape shape = shape_of(facts);
-  EngineLimits limits;
-  limits.max_context = decoder::served_context(args.max_context, shape.max_positions);
-  limits.vocab = shape.vocab;
-  limits.max_sequences = args.max_sequences == 0 ? kDefaultMaxSequences : args.max_sequences;
-
-  std::unique_ptr<OracleEngine> engine(new OracleEngine(std::move(checkpoint), shape,
-                                                        describe_family(facts), limits,
-                                                        workers_from_environment(), chosen_isa()));
-  args.max_context = static_cast<std::uint32_t>(limits.max_context);
-  args.vocab_size = static_cast<std::uint32_t>(limits.vocab);
+  decoder::OpenedModel model = decoder::open_model(args, descriptor, kDefaultMaxSequences);
+  std::unique_ptr<OracleEngine> engine(
+      new OracleEngine(std::move(model.checkpoint), model.shape, model.family, model.limits,
+                       workers_from_environment(), chosen_isa()));
+  decoder::report_opened(args, model.limits);
   return engine;
 }
 

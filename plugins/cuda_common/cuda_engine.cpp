@@ -4,8 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <limits>
 #include <string>
 
 #include "engine_open.hpp"
@@ -46,7 +44,7 @@ void select_device(std::uint32_t ordinal) {
   check_cuda(cudaSetDevice(static_cast<int>(ordinal)), "selecting device " + std::to_string(ordinal));
 }
 
-PassLimits pass_limits_for(const decoder::ModelShape& shape, std::size_t max_context) {
+PassLimits pass_limits_for(std::size_t max_context) {
   PassLimits limits;
   limits.max_blocks = static_cast<int>((max_context + kKvBlockTokens - 1) / kKvBlockTokens);
   limits.max_rows = std::max(kMaxPrefillRows, kMaxDecodeRows);
@@ -56,7 +54,6 @@ PassLimits pass_limits_for(const decoder::ModelShape& shape, std::size_t max_con
   limits.logits_rows = std::max(kLogitsRowsAtOnce, kMaxDecodeRows);
   limits.rope_positions = static_cast<int>(max_context) + 1;  // +1: see the planted RoPE bug
   limits.gemm_workspace = kGemmWorkspaceBytes;
-  (void)shape;
   return limits;
 }
 
@@ -113,7 +110,6 @@ bool engine_log_enabled() {
   return value != nullptr && std::strcmp(value, "1") == 0;
 }
 
-
 }  // namespace
 
 CudaEngine::CudaEngine(checkpoint::ResidentCheckpoint checkpoint, const decoder::ModelShape& shape,
@@ -161,30 +157,20 @@ CudaEngine::~CudaEngine() {
 
 std::unique_ptr<CudaEngine> CudaEngine::open(AlgentaEngineOpen_Args& args,
                                              const AlgentaDescriptor& descriptor) {
-  if (args.checkpoint_dir == nullptr) fail(ALGENTA_STATUS_INVALID_ARGUMENT, "checkpoint_dir is NULL");
-  const std::filesystem::path dir(args.checkpoint_dir);
   // Everything about the checkpoint is settled before the GPU is touched.
-  checkpoint::ResidentCheckpoint checkpoint = decoder::open_resident_checkpoint(dir);
-  const facts::ModelFacts facts = decoder::read_model_facts(dir);
-  decoder::refuse_unsupported(facts, descriptor);
-  const decoder::ModelShape shape = decoder::shape_of(facts);
-
-  decoder::EngineLimits limits;
-  limits.max_context = decoder::served_context(args.max_context, shape.max_positions);
-  limits.vocab = shape.vocab;
-  limits.max_sequences = args.max_sequences == 0 ? kDefaultMaxSequences : args.max_sequences;
-  const PassLimits pass = pass_limits_for(shape, limits.max_context);
+  decoder::OpenedModel model = decoder::open_model(args, descriptor, kDefaultMaxSequences);
+  const PassLimits pass = pass_limits_for(model.limits.max_context);
 
   select_device(args.device_ordinal);
-  const DeviceWeights sizing(shape, decoder::describe_family(facts), element_dtype());
-  const Workspace workspace_sizing(shape, pass);
-  const std::size_t kv_blocks = plan_kv_blocks(args.kv_cache_bytes, sizing.bytes(),
-                                               workspace_sizing.bytes(), shape, limits, pass);
+  const DeviceWeights sizing(model.shape, model.family, element_dtype());
+  const Workspace workspace_sizing(model.shape, pass);
+  const std::size_t kv_blocks =
+      plan_kv_blocks(args.kv_cache_bytes, sizing.bytes(), workspace_sizing.bytes(), model.shape,
+                     model.limits, pass);
 
-  std::unique_ptr<CudaEngine> engine(new CudaEngine(
-      std::move(checkpoint), shape, decoder::describe_family(facts), limits, pass, kv_blocks));
-  args.max_context = static_cast<std::uint32_t>(limits.max_context);
-  args.vocab_size = static_cast<std::uint32_t>(limits.vocab);
+  std::unique_ptr<CudaEngine> engine(new CudaEngine(std::move(model.checkpoint), model.shape,
+                                                    model.family, model.limits, pass, kv_blocks));
+  decoder::report_opened(args, model.limits);
   return engine;
 }
 

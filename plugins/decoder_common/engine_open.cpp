@@ -79,4 +79,24 @@ std::size_t served_context(std::uint32_t requested, std::size_t model_max_positi
   return requested;
 }
 
+OpenedModel open_model(const AlgentaEngineOpen_Args& args, const AlgentaDescriptor& descriptor,
+                       std::uint32_t default_max_sequences) {
+  if (args.checkpoint_dir == nullptr) fail(ALGENTA_STATUS_INVALID_ARGUMENT, "checkpoint_dir is NULL");
+  const fs::path dir(args.checkpoint_dir);
+  checkpoint::ResidentCheckpoint checkpoint = open_resident_checkpoint(dir);
+  const facts::ModelFacts facts = read_model_facts(dir);
+  refuse_unsupported(facts, descriptor);
+  const ModelShape shape = shape_of(facts);
+  EngineLimits limits;
+  limits.max_context = served_context(args.max_context, shape.max_positions);
+  limits.vocab = shape.vocab;
+  limits.max_sequences = args.max_sequences == 0 ? default_max_sequences : args.max_sequences;
+  return {std::move(checkpoint), shape, describe_family(facts), limits};
+}
+
+void report_opened(AlgentaEngineOpen_Args& args, const EngineLimits& limits) {
+  args.max_context = static_cast<std::uint32_t>(limits.max_context);
+  args.vocab_size = static_cast<std::uint32_t>(limits.vocab);
+}
+
 }  // namespace algenta::decoder

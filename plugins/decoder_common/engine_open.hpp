@@ -14,6 +14,8 @@
 #include "checkpoint/resident_reader.hpp"
 #include "facts/conformance.hpp"
 #include "facts/model_facts.hpp"
+#include "model_shape.hpp"
+#include "step_plan.hpp"
 
 namespace algenta::decoder {
 
@@ -35,5 +37,23 @@ std::size_t served_context(std::uint32_t requested, std::size_t model_max_positi
 // A refusal for a fact the kernels bound (the message names value and range).
 facts::Refusal limit_refusal(const std::string& fact, std::int64_t value, std::int64_t min,
                              std::int64_t max, const std::string& why);
+
+// What every engine settles from its open arguments before its own work.
+struct OpenedModel {
+  checkpoint::ResidentCheckpoint checkpoint;
+  ModelShape shape;
+  FamilyDescription family;
+  EngineLimits limits;
+};
+
+// args.checkpoint_dir read and checked against `descriptor` (the calls
+// above), and the limits: the served context, the vocabulary and
+// max_sequences (default_max_sequences when 0). INVALID_ARGUMENT for a NULL
+// directory.
+OpenedModel open_model(const AlgentaEngineOpen_Args& args, const AlgentaDescriptor& descriptor,
+                       std::uint32_t default_max_sequences);
+
+// Tells the caller what the engine serves: max_context and vocab_size.
+void report_opened(AlgentaEngineOpen_Args& args, const EngineLimits& limits);
 
 }  // namespace algenta::decoder
