@@ -2,11 +2,9 @@
 // Greedy continuation of a prompt; prints the new ids, optionally writes the
 // logits of every prompt position and every generated step.
 #include <chrono>
-#include <filesystem>
 #include <iostream>
 #include <sstream>
 
-#include "checkpoint/resident_format.hpp"
 #include "commands.hpp"
 #include "engine_session.hpp"
 #include "logits_file.hpp"
@@ -23,11 +21,8 @@ double seconds_since(Clock::time_point start) {
 }
 
 int generate(const HostPaths& paths, const GenerateOptions& options) {
-  if (!std::filesystem::exists(std::filesystem::path(options.model_dir) /
-                               checkpoint::kResidentManifestFileName)) {
-    std::cerr << "algenta-host generate: " << options.model_dir
-              << " is not a prepared checkpoint (no manifest.json); run algenta-host prepare "
-                 "CHECKPOINT --out DIR first\n";
+  if (const std::string problem = unprepared_checkpoint(options.model_dir); !problem.empty()) {
+    std::cerr << "algenta-host generate: " << problem << "\n";
     return kExitUsage;
   }
   std::unique_ptr<loader::LoadedPlugin> plugin;
@@ -86,9 +81,7 @@ int run_generate(const HostPaths& paths, const GenerateOptions& options) {
   } catch (const EngineError& e) {
     std::cerr << "algenta-host generate: engine refused (" << status_name(e.code) << "): "
               << e.what() << "\n";
-    return e.code == ALGENTA_STATUS_INVALID_ARGUMENT || e.code == ALGENTA_STATUS_UNSUPPORTED
-               ? kExitRefused
-               : kExitEngine;
+    return exit_code_for(e);
   } catch (const std::exception& e) {
     std::cerr << "algenta-host generate: " << e.what() << "\n";
     return kExitEngine;

@@ -11,7 +11,6 @@
 #include <optional>
 #include <sstream>
 
-#include "checkpoint/resident_format.hpp"
 #include "commands.hpp"
 #include "engine_session.hpp"
 #include "manifest/manifest.hpp"
@@ -48,7 +47,7 @@ std::string bundle_of(const Catalog& catalog, const manifest::PluginEntry& entry
 }
 
 // Opens the engine; on failure says why and gives the exit code, as
-// generate does: refusals of the model are 2, other failures 3.
+// generate does (exit_code_for).
 std::optional<int> open_session(std::optional<EngineSession>& session,
                                 std::unique_ptr<loader::LoadedPlugin> plugin,
                                 const std::string& model_dir) {
@@ -58,9 +57,7 @@ std::optional<int> open_session(std::optional<EngineSession>& session,
   } catch (const EngineError& e) {
     std::cerr << kCommand << name << " could not open " << model_dir << " (" << status_name(e.code)
               << "): " << e.what() << "\n";
-    return e.code == ALGENTA_STATUS_INVALID_ARGUMENT || e.code == ALGENTA_STATUS_UNSUPPORTED
-               ? kExitRefused
-               : kExitEngine;
+    return exit_code_for(e);
   }
   return std::nullopt;
 }
@@ -133,10 +130,8 @@ bool record(const HostPaths& paths, const VerifyRun& run) {
 
 int verify(const HostPaths& paths, const VerifyOptions& options) {
   const auto start = Clock::now();
-  if (!fs::exists(fs::path(options.model_dir) / checkpoint::kResidentManifestFileName)) {
-    std::cerr << kCommand << options.model_dir
-              << " is not a prepared checkpoint (no manifest.json); run algenta-host prepare "
-                 "CHECKPOINT --out DIR first\n";
+  if (const std::string problem = unprepared_checkpoint(options.model_dir); !problem.empty()) {
+    std::cerr << kCommand << problem << "\n";
     return kExitUsage;
   }
   ModelLimits limits;

@@ -1,5 +1,9 @@
 #include "engine_session.hpp"
 
+#include <filesystem>
+
+#include "checkpoint/resident_format.hpp"
+#include "commands.hpp"
 #include "plugin_report.hpp"
 
 namespace algenta::host {
@@ -64,6 +68,20 @@ void EngineSession::free_sequences(const std::vector<std::uint64_t>& ids) {
   args.sequence_ids = ids.data();
   args.sequence_count = ids.size();
   check(plugin_->table().sequences_free(&args));
+}
+
+int exit_code_for(const EngineError& error) {
+  return error.code == ALGENTA_STATUS_INVALID_ARGUMENT || error.code == ALGENTA_STATUS_UNSUPPORTED
+             ? kExitRefused
+             : kExitEngine;
+}
+
+std::string unprepared_checkpoint(const std::string& dir) {
+  if (std::filesystem::exists(std::filesystem::path(dir) / checkpoint::kResidentManifestFileName)) {
+    return {};
+  }
+  return dir + " is not a prepared checkpoint (no manifest.json); run algenta-host prepare "
+               "CHECKPOINT --out DIR first";
 }
 
 }  // namespace algenta::host

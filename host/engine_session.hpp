@@ -55,4 +55,12 @@ class EngineSession {
   std::uint32_t max_context_ = 0;
 };
 
+// The exit code of a command whose engine raised `error`: 2 when the engine
+// refused the checkpoint or the request, 3 when it failed.
+int exit_code_for(const EngineError& error);
+
+// Empty when `dir` holds a prepared checkpoint; otherwise the sentence that
+// tells the user how to make one.
+std::string unprepared_checkpoint(const std::string& dir);
+
 }  // namespace algenta::host

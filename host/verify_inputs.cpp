@@ -1,10 +1,9 @@
 #include "verify_inputs.hpp"
 
 #include <climits>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
+#include "checkpoint_probe.hpp"
 #include "facts/config_parse.hpp"
 #include "verify_gates.hpp"
 
@@ -13,11 +12,8 @@ namespace fs = std::filesystem;
 
 ModelLimits read_model_limits(const fs::path& model_dir) {
   const fs::path config = model_dir / "config.json";
-  std::ifstream in(config, std::ios::binary);
-  if (!in) throw std::runtime_error(config.string() + " cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const facts::ModelFacts model = facts::parse_model_facts(text.str(), config.string());
+  const facts::ModelFacts model =
+      facts::parse_model_facts(read_checkpoint_config(model_dir), config.string());
   if (model.vocab_size < 1 || model.vocab_size > INT32_MAX) {
     throw std::runtime_error(config.string() + ": vocab_size " + std::to_string(model.vocab_size) +
                              " is outside [1, 2^31)");

@@ -21,7 +21,7 @@ struct ModelLimits {
   std::size_t context = 0;  // max_position_embeddings
 };
 
-// From model_dir/config.json; throws std::runtime_error naming the file.
+// From model_dir/config.json; throws (a std::exception) naming the file.
 ModelLimits read_model_limits(const std::filesystem::path& model_dir);
 
 // One line per requested prompt (--lengths with --tokens, reference prompts)
