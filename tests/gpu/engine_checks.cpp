@@ -153,6 +153,16 @@ std::uint64_t kv_block_bytes(const std::string& dir) {
          config["num_key_value_heads"].get<std::uint64_t>() * 32 * head_dim * sizeof(float);
 }
 
+// Reports whether two runs' logits are the same bits.
+void report_identical(const std::string& name, const std::vector<float>& a,
+                      const std::vector<float>& b, std::uint32_t vocab, const std::string& what) {
+  const bool same = !a.empty() && a.size() == b.size() &&
+                    std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  report(name, same,
+         std::to_string(a.size() / vocab) + " logits rows, " + what + ": " +
+             (same ? "bit-identical" : "DIFFERENT"));
+}
+
 std::string mib(std::uint64_t bytes) {
   return std::to_string(bytes / (1024 * 1024)) + " MiB";
 }
@@ -240,12 +250,8 @@ int main(int argc, char** argv) {
     const std::vector<int32_t> tokens = prompt(300, 4, engine.vocab);
     const std::vector<float> whole = generate(engine, 20, tokens, 8);
     const std::vector<float> chunked = generate(engine, 21, tokens, 8, {100, 120, 80});
-    const bool same = !whole.empty() && whole.size() == chunked.size() &&
-                      std::memcmp(whole.data(), chunked.data(), whole.size() * 4) == 0;
-    report("chunked_prefill_bit_identical", same,
-           std::to_string(whole.size() / engine.vocab) +
-               " logits rows, prompt whole vs in chunks of 100+120+80: " +
-               (same ? "bit-identical" : "DIFFERENT"));
+    report_identical("chunked_prefill_bit_identical", whole, chunked, engine.vocab,
+                     "prompt whole vs in chunks of 100+120+80");
 
     // 4096 tokens in one prefill: the workspace was fixed at open.
     Outcome full;
@@ -277,12 +283,8 @@ int main(int argc, char** argv) {
     Engine fresh;
     opened = open_engine(fresh, dir, 320, pool);
     const std::vector<float> alone = generate(fresh, 13, prompt(150, 13, engine.vocab), 8);
-    const bool identical = !reused.empty() && reused.size() == alone.size() &&
-                           std::memcmp(reused.data(), alone.data(), reused.size() * 4) == 0;
-    report("kv_blocks_reused_out_of_order", identical,
-           std::to_string(reused.size() / engine.vocab) +
-               " logits rows of the sequence on reused blocks vs alone: " +
-               (identical ? "bit-identical" : "DIFFERENT"));
+    report_identical("kv_blocks_reused_out_of_order", reused, alone, engine.vocab,
+                     "the sequence on reused blocks vs alone");
   }
   return failures == 0 ? 0 : 1;
 }
