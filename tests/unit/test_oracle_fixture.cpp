@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "checkpoint/resident_format.hpp"
+#include "random/splitmix64.hpp"
 #include "support/bundle_fixture.hpp"
 
 namespace algenta::test::oracle {
@@ -18,16 +19,11 @@ namespace {
 
 using nlohmann::json;
 
-// splitmix64: the same numbers for a seed on every machine.
+// Values drawn from a SplitMix64 stream: the same for a seed everywhere.
 class Random {
  public:
-  explicit Random(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  explicit Random(std::uint64_t seed) : stream_(seed) {}
+  std::uint64_t next() { return stream_.next(); }
   // An integer in [-range, range] times 2^-exponent: exact in f32, bf16, f16.
   float small_exact(int range, int exponent) {
     const int k = static_cast<int>(next() % static_cast<std::uint64_t>(2 * range + 1)) - range;
@@ -35,7 +31,7 @@ class Random {
   }
 
  private:
-  std::uint64_t state_;
+  SplitMix64 stream_;
 };
 
 struct Dims {

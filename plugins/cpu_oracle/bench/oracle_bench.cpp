@@ -25,6 +25,7 @@
 #include "algenta/plugin_abi.h"
 #include "checkpoint/dtype_convert.hpp"
 #include "checkpoint/resident_format.hpp"
+#include "random/splitmix64.hpp"
 
 namespace {
 
@@ -42,23 +43,18 @@ struct Options {
 constexpr std::int64_t kHidden = 1024, kLayers = 28, kHeads = 16, kKvHeads = 8, kHeadDim = 128,
                        kIntermediate = 3072, kVocab = 151936;
 
-// splitmix64: a fixed, portable stream of numbers for a seed.
+// Values drawn from a SplitMix64 stream: the same for a seed everywhere.
 class Random {
  public:
-  explicit Random(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  explicit Random(std::uint64_t seed) : stream_(seed) {}
+  std::uint64_t next() { return stream_.next(); }
   // Uniform in [-scale, scale).
   float uniform(float scale) {
     return scale * (static_cast<float>(next() >> 40) * 0x1p-23f - 1.0f);
   }
 
  private:
-  std::uint64_t state_;
+  algenta::SplitMix64 stream_;
 };
 
 nlohmann::json qwen3_config() {
