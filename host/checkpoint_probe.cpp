@@ -1,9 +1,11 @@
 #include "checkpoint_probe.hpp"
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "checkpoint/checkpoint_error.hpp"
+#include "checkpoint/resident_format.hpp"
 
 namespace algenta::host {
 
@@ -31,11 +33,27 @@ std::vector<facts::ObservedTensor> observed_tensors(const checkpoint::ShardedChe
   return observed;
 }
 
-facts::TensorCheck probe_checkpoint_tensors(const std::filesystem::path& checkpoint_dir,
-                                            const facts::ModelFacts& facts) {
+checkpoint::Dtype value_keeping_dtype(const checkpoint::ShardedCheckpoint& checkpoint,
+                                      const facts::TensorCheck& check) {
+  std::optional<checkpoint::Dtype> common;
+  for (const auto& [canonical, stored] : check.stored_name) {
+    const checkpoint::Dtype dtype = checkpoint.locate(stored).info.dtype;
+    if (common && *common != dtype) return checkpoint::Dtype::F32;
+    common = dtype;
+  }
+  return common.value_or(checkpoint::Dtype::F32);
+}
+
+TensorProbe probe_checkpoint_tensors(const std::filesystem::path& checkpoint_dir,
+                                     const facts::ModelFacts& facts) {
   const auto checkpoint = checkpoint::ShardedCheckpoint::open(
       checkpoint_dir, checkpoint::SafetensorsAccess::header_only);
-  return facts::check_tensors(facts, observed_tensors(checkpoint));
+  TensorProbe probe{facts::check_tensors(facts, observed_tensors(checkpoint)), {}};
+  if (!probe.check.stored_name.empty()) {
+    const auto name = checkpoint::resident_dtype_name(value_keeping_dtype(checkpoint, probe.check));
+    if (name) probe.weight_dtype = std::string(*name);
+  }
+  return probe;
 }
 
 }  // namespace algenta::host

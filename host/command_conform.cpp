@@ -1,6 +1,7 @@
 // `algenta-host conform`: will this checkpoint run on that backend? Decided
 // from config.json (and, with --probe, the safetensors headers) before any
 // weights are converted or any GPU work is done.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -44,6 +45,34 @@ const char* verdict_name(int exit_code) {
 
 void print_refusals(const std::vector<facts::Refusal>& refusals) {
   for (const facts::Refusal& r : refusals) std::cout << "  refused: " << r.message << "\n";
+}
+
+// config.json's torch_dtype in the resident spelling, or empty.
+std::string declared_weight_dtype(const facts::ModelFacts& model) {
+  if (model.torch_dtype == "bfloat16") return "bf16";
+  if (model.torch_dtype == "float16") return "f16";
+  if (model.torch_dtype == "float32") return "f32";
+  return {};
+}
+
+// Whether each precision policy of `plugin` runs weights of `dtype` exactly.
+nlohmann::json weight_verdicts(const PluginDeclaration& plugin, const std::string& dtype) {
+  nlohmann::json verdicts = nlohmann::json::array();
+  for (const PrecisionDeclaration& policy : plugin.precisions) {
+    const bool exact = std::find(policy.weight_dtypes.begin(), policy.weight_dtypes.end(),
+                                 dtype) != policy.weight_dtypes.end();
+    std::string holds;
+    for (const std::string& d : policy.weight_dtypes) holds += (holds.empty() ? "" : "/") + d;
+    const std::string text =
+        exact ? "runs the " + dtype + " weights exactly"
+              : "holds weights as " + holds + ": " + dtype +
+                    " values that do not convert exactly are refused at open (prepare --dtype " +
+                    policy.weight_dtypes.front() + " rounds once and reports it, or consent with "
+                    "--allow-weight-rounding)";
+    std::cout << "  precision " << policy.name << ": " << text << "\n";
+    verdicts.push_back({{"precision", policy.name}, {"exact", exact}, {"detail", text}});
+  }
+  return verdicts;
 }
 
 void write_json(const std::string& file, const nlohmann::json& report) {
@@ -92,13 +121,18 @@ int conform_checkpoint(const HostPaths& paths, const ConformOptions& options) {
   }
 
   report["probe"] = {{"ran", options.probe}};
+  std::string weight_dtype = declared_weight_dtype(model);
+  std::string weight_dtype_source = "torch_dtype in config.json; --probe reads the stored dtype";
   if (options.probe) {
-    facts::TensorCheck check;
+    TensorProbe probe;
     try {
-      check = probe_checkpoint_tensors(dir, model);
+      probe = probe_checkpoint_tensors(dir, model);
     } catch (const std::exception& e) {
       throw Unusable(e.what());
     }
+    const facts::TensorCheck& check = probe.check;
+    weight_dtype = probe.weight_dtype;
+    weight_dtype_source = "the safetensors headers";
     std::cout << "tensor probe (headers only): " << check.stored_name.size()
               << " expected tensors found, " << check.ignored.size() << " ignored, "
               << check.refusals.size() << " refusals\n";
@@ -108,6 +142,17 @@ int conform_checkpoint(const HostPaths& paths, const ConformOptions& options) {
     report["probe"]["refusals"] = refusals_json(check.refusals);
     report["probe"]["ignored"] = check.ignored;
     report["probe"]["tensors_found"] = check.stored_name.size();
+  }
+
+  report["weights"] = {{"dtype", weight_dtype}, {"from", weight_dtype_source}};
+  if (!weight_dtype.empty()) {
+    std::cout << "weights: " << weight_dtype << " (from " << weight_dtype_source << ")\n";
+    for (std::size_t i = 0; i < plugins.size(); ++i) {
+      std::cout << plugins[i].candidate.entry.name << ":\n";
+      report["backends"][i]["weights"] = weight_verdicts(plugins[i], weight_dtype);
+    }
+  } else {
+    std::cout << "weights: dtype unknown (config.json names none; --probe reads it)\n";
   }
 
   const int exit_code = refused ? kExitRefused : options.probe ? kExitOk : kExitPendingProbe;

@@ -33,7 +33,10 @@ int generate(const HostPaths& paths, const GenerateOptions& options) {
     std::cerr << "algenta-host generate: " << e.what() << "\n";
     return kExitRefused;
   }
-  EngineSession session(std::move(plugin), options.model_dir, options.max_context);
+  EngineSession session(std::move(plugin),
+                        {options.model_dir, options.max_context, options.precision.precision,
+                         options.precision.allow_weight_rounding});
+  report_weight_rounding(std::cerr, "generate", session);
   const bool keep_logits = !options.logits_file.empty();
   const AlgentaLogitsRequest decode_logits = keep_logits ? ALGENTA_LOGITS_LAST : ALGENTA_LOGITS_NONE;
 

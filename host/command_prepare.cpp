@@ -3,6 +3,7 @@
 // tensor is checked against the facts first; output appears atomically.
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <iostream>
 
 #include "checkpoint/checkpoint_error.hpp"
@@ -36,6 +37,18 @@ nlohmann::json describe_source(const std::string& config_text,
   return {{"config_sha256", manifest::sha256_hex(config_text)}, {"weight_files", files}};
 }
 
+// What converting to an explicitly asked dtype changed, in one line.
+std::string rounding_summary(const checkpoint::RoundingStats& rounding) {
+  if (rounding.values == 0) return "every tensor was already in that dtype";
+  if (rounding.changed == 0) {
+    return "no value changed (" + std::to_string(rounding.values) + " values converted exactly)";
+  }
+  char largest[32];
+  std::snprintf(largest, sizeof largest, "%.3g", rounding.max_relative);
+  return std::to_string(rounding.changed) + " of " + std::to_string(rounding.values) +
+         " converted values changed (largest relative change " + largest + ")";
+}
+
 int refuse(const std::vector<facts::Refusal>& refusals) {
   for (const facts::Refusal& r : refusals) std::cerr << "algenta-host prepare: refused: " << r.message << "\n";
   return kExitRefused;
@@ -62,10 +75,13 @@ int prepare(const PrepareOptions& options) {
   const facts::TensorCheck check = facts::check_tensors(model, observed_tensors(checkpoint));
   if (!check.refusals.empty()) return refuse(check.refusals);
 
-  const checkpoint::Dtype dtype = *checkpoint::resident_dtype_from_name(options.dtype);
+  const bool keep_values = options.dtype == "source";
+  const checkpoint::Dtype dtype = keep_values ? value_keeping_dtype(checkpoint, check)
+                                              : *checkpoint::resident_dtype_from_name(options.dtype);
+  const std::string dtype_label(*checkpoint::resident_dtype_name(dtype));
   const nlohmann::json source = describe_source(config_text, checkpoint);
   if (checkpoint::resident_is_current(options.out_dir, source, dtype)) {
-    std::cout << "prepare: " << options.out_dir << " is up to date (" << options.dtype << ")\n";
+    std::cout << "prepare: " << options.out_dir << " is up to date (" << dtype_label << ")\n";
     return kExitOk;
   }
 
@@ -84,8 +100,13 @@ int prepare(const PrepareOptions& options) {
   }
   const std::size_t side_files = writer.add_side_files_from(dir);
   writer.commit();
-  std::cout << "prepare: wrote " << check.stored_name.size() << " tensors (" << options.dtype
-            << ") and " << side_files << " side files to " << options.out_dir << "\n";
+  std::cout << "prepare: wrote " << check.stored_name.size() << " tensors (" << dtype_label
+            << (keep_values ? ", the stored values" : "") << ") and " << side_files
+            << " side files to " << options.out_dir << "\n";
+  if (!keep_values) {
+    std::cout << "prepare: rounded to " << dtype_label << ": " << rounding_summary(writer.rounding())
+              << "\n";
+  }
   for (const std::string& ignored : check.ignored) std::cout << "  left out: " << ignored << "\n";
   return kExitOk;
 }

@@ -61,7 +61,8 @@ int list_backends(const Catalog& catalog, const loader::GpuProbeResult& gpus) {
   return kExitOk;
 }
 
-int open_engine(std::unique_ptr<loader::LoadedPlugin> plugin, const std::string& model_dir) {
+int open_engine(std::unique_ptr<loader::LoadedPlugin> plugin, const std::string& model_dir,
+                const PrecisionOptions& precision) {
   if (model_dir.empty()) {
     std::cerr << "algenta-host serve: --model DIR is required (a prepared checkpoint directory)\n";
     return kExitUsage;
@@ -72,7 +73,9 @@ int open_engine(std::unique_ptr<loader::LoadedPlugin> plugin, const std::string&
   }
   const std::string name = plugin->entry().name;
   try {
-    const EngineSession session(std::move(plugin), model_dir, 0);
+    const EngineSession session(std::move(plugin), {model_dir, 0, precision.precision,
+                                                    precision.allow_weight_rounding});
+    report_weight_rounding(std::cerr, "serve", session);
   } catch (const EngineError& e) {
     std::cerr << "algenta-host serve: " << name << " could not open " << model_dir << " ("
               << status_name(e.code) << "): " << e.what() << "\n";
@@ -96,7 +99,7 @@ int run_serve(const HostPaths& paths, const ServeOptions& options) {
     std::cerr << "algenta-host serve: " << e.what() << "\n";
     return kExitRefused;
   }
-  return open_engine(std::move(plugin), options.model_dir);
+  return open_engine(std::move(plugin), options.model_dir, options.precision);
 }
 
 }  // namespace algenta::host

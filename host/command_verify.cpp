@@ -50,10 +50,11 @@ std::string bundle_of(const Catalog& catalog, const manifest::PluginEntry& entry
 // generate does (exit_code_for).
 std::optional<int> open_session(std::optional<EngineSession>& session,
                                 std::unique_ptr<loader::LoadedPlugin> plugin,
-                                const std::string& model_dir) {
+                                const EngineOpenOptions& options) {
   const std::string name = plugin->entry().name;
+  const std::string& model_dir = options.checkpoint_dir;
   try {
-    session.emplace(std::move(plugin), model_dir, 0);
+    session.emplace(std::move(plugin), options);
   } catch (const EngineError& e) {
     std::cerr << kCommand << name << " could not open " << model_dir << " (" << status_name(e.code)
               << "): " << e.what() << "\n";
@@ -193,16 +194,30 @@ int verify(const HostPaths& paths, const VerifyOptions& options) {
   // Before any engine opens here: the fresh processes get the device to
   // themselves (an engine sizes its KV cache from the free memory it sees).
   std::cerr << "verify: repeat: starting " << kRepeatRuns << " fresh processes of generate\n";
-  GateResult repeat =
-      run_repeat_gate({paths, options.model_dir, run.plugin_name, limits.vocab, limits.context});
+  GateResult repeat = run_repeat_gate(
+      {paths, options.model_dir, run.plugin_name, options.precision, limits.vocab, limits.context});
 
   std::optional<EngineSession> plugin_session;
   std::optional<EngineSession> oracle_session;
-  if (const auto failed = open_session(plugin_session, std::move(plugin), options.model_dir)) {
+  if (const auto failed =
+          open_session(plugin_session, std::move(plugin),
+                       {options.model_dir, 0, options.precision.precision,
+                        options.precision.allow_weight_rounding})) {
     return *failed;
   }
-  if (const auto failed = open_session(oracle_session, std::move(oracle), options.model_dir)) {
+  // The oracle runs the weights the engine runs: rounded the same way when
+  // the operator consented to rounding, exactly as stored otherwise.
+  const WeightRounding& rounding = plugin_session->weight_rounding();
+  if (const auto failed = open_session(
+          oracle_session, std::move(oracle),
+          {options.model_dir, 0, "exact", false, rounding.held})) {
     return *failed;
+  }
+  run.precision = options.precision.precision;
+  run.weight_rounding = describe_weight_rounding(*plugin_session);
+  if (!run.weight_rounding.empty()) {
+    std::cerr << kCommand << run.weight_rounding << "; " << run.reference_name
+              << " runs the same rounded weights\n";
   }
   if (plugin_session->vocab_size() != limits.vocab ||
       oracle_session->vocab_size() != limits.vocab) {

@@ -19,8 +19,16 @@ inline constexpr int kExitRefused = 2;
 inline constexpr int kExitEngine = 3;
 inline constexpr int kExitGateFailed = 4;
 
+// How an engine computes and whether it may round weights (serve, generate,
+// verify): a precision policy the plugin declares, and the operator's consent.
+struct PrecisionOptions {
+  std::string precision = "exact";
+  bool allow_weight_rounding = false;
+};
+
 struct ServeOptions {
   std::string backend = "auto";  // auto | cuda | plugin name
+  PrecisionOptions precision;
   bool allow_oracle = false;
   bool list_backends = false;
   std::string model_dir;
@@ -38,12 +46,15 @@ struct ConformOptions {
 struct PrepareOptions {
   std::string checkpoint_dir;
   std::string out_dir;
-  std::string dtype = "bf16";  // f32 | bf16 | f16
+  // f32 | bf16 | f16 | source: "source" keeps the stored values (the stored
+  // dtype, or the narrowest of f32/bf16/f16 that holds every stored tensor).
+  std::string dtype = "source";
 };
 
 struct GenerateOptions {
   std::string model_dir;         // prepared checkpoint
   std::string backend = "auto";  // auto | cuda | plugin name
+  PrecisionOptions precision;
   std::vector<std::int32_t> prompt_ids;
   std::size_t max_tokens = 16;
   std::uint32_t max_context = 0;  // 0 = the model's maximum
@@ -53,6 +64,7 @@ struct GenerateOptions {
 struct VerifyOptions {
   std::string model_dir;         // prepared checkpoint
   std::string backend = "auto";  // auto | cuda | plugin name
+  PrecisionOptions precision;
   bool allow_oracle = false;
   std::string json_file;
   std::string transformers_reference;  // reference file of the transformers gate

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,20 +32,47 @@ struct StepResult {
   std::vector<float> logits;              // requested logits, in chunk order
 };
 
+// What the host asks of an engine at open.
+struct EngineOpenOptions {
+  std::string checkpoint_dir;          // prepared checkpoint
+  std::uint32_t max_context = 0;       // 0 = the model's maximum
+  std::string precision = "exact";     // a policy name the plugin declares
+  // The operator's consent to rounding weights the policy cannot hold
+  // exactly: to the one weight type the policy holds (`allow_weight_rounding`)
+  // or, for a reference, to a named type (`round_weights_to`).
+  bool allow_weight_rounding = false;
+  AlgentaDtype round_weights_to = ALGENTA_DTYPE_NONE;
+};
+
+// What rounding the engine did at open (nothing without consent).
+struct WeightRounding {
+  AlgentaDtype held = ALGENTA_DTYPE_NONE;  // the type the rounded weights are in
+  std::uint64_t changed_values = 0;
+  double max_relative = 0.0;
+};
+
+struct MemoryReport {
+  std::uint64_t weight_bytes = 0, kv_cache_bytes = 0, workspace_bytes = 0;
+  std::uint64_t device_free_bytes = 0, device_total_bytes = 0;
+  std::uint32_t kv_tokens_per_block = 0, kv_blocks_total = 0, kv_blocks_free = 0;
+};
+
 class EngineSession {
  public:
-  EngineSession(std::unique_ptr<loader::LoadedPlugin> plugin, const std::string& checkpoint_dir,
-                std::uint32_t max_context);
+  EngineSession(std::unique_ptr<loader::LoadedPlugin> plugin, const EngineOpenOptions& options);
   ~EngineSession();
   EngineSession(const EngineSession&) = delete;
   EngineSession& operator=(const EngineSession&) = delete;
 
   std::uint32_t vocab_size() const { return vocab_size_; }
   std::uint32_t max_context() const { return max_context_; }
+  const std::string& precision() const { return precision_; }
+  const WeightRounding& weight_rounding() const { return rounding_; }
   const loader::LoadedPlugin& plugin() const { return *plugin_; }
 
   StepResult step(const std::vector<ChunkRequest>& chunks);
   void free_sequences(const std::vector<std::uint64_t>& ids);
+  MemoryReport memory_report();
 
  private:
   void check(AlgentaError* error) const;
@@ -53,7 +81,27 @@ class EngineSession {
   AlgentaEngine* engine_ = nullptr;
   std::uint32_t vocab_size_ = 0;
   std::uint32_t max_context_ = 0;
+  std::string precision_;
+  WeightRounding rounding_;
 };
+
+// The policy `name` among those the plugin declares; UNSUPPORTED listing
+// them otherwise.
+const AlgentaPrecisionPolicy& precision_policy(const loader::LoadedPlugin& plugin,
+                                               const std::string& name);
+
+// "exact, bf16": the policies a plugin declares.
+std::string precision_names(const loader::LoadedPlugin& plugin);
+
+// "bf16" for ALGENTA_DTYPE_BF16, ...
+std::string dtype_text(AlgentaDtype dtype);
+
+// One sentence on what rounding the engine did with consent; empty when none.
+std::string describe_weight_rounding(const EngineSession& session);
+
+// Prints describe_weight_rounding() as "<command>: <sentence>" when not empty.
+void report_weight_rounding(std::ostream& out, const std::string& command,
+                            const EngineSession& session);
 
 // The exit code of a command whose engine raised `error`: 2 when the engine
 // refused the checkpoint or the request, 3 when it failed.

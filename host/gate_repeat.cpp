@@ -93,12 +93,14 @@ RepeatRun run_once(const RepeatSetup& setup, const std::string& prompt_ids, cons
                    std::size_t index) {
   const auto start = Clock::now();
   const fs::path logits = scratch / ("run" + std::to_string(index) + ".safetensors");
-  const ChildResult child = run_child(
-      {kSelf, "--plugins-root", setup.paths.plugins_root.string(), "--keyring",
-       setup.paths.keyring_dir.string(), "--state-file", setup.paths.state_file.string(),
-       "generate", "--model", setup.model_dir, "--plugin", setup.plugin_name, "--prompt-ids",
-       prompt_ids, "--max-tokens", std::to_string(kRepeatTokens), "--logits", logits.string()},
-      scratch);
+  std::vector<std::string> command = {
+      kSelf, "--plugins-root", setup.paths.plugins_root.string(), "--keyring",
+      setup.paths.keyring_dir.string(), "--state-file", setup.paths.state_file.string(),
+      "generate", "--model", setup.model_dir, "--plugin", setup.plugin_name, "--prompt-ids",
+      prompt_ids, "--max-tokens", std::to_string(kRepeatTokens), "--logits", logits.string(),
+      "--precision", setup.precision.precision};
+  if (setup.precision.allow_weight_rounding) command.push_back("--allow-weight-rounding");
+  const ChildResult child = run_child(command, scratch);
   RepeatRun run;
   run.exit_code = child.exit_code;
   run.tokens = last_line(child.out);

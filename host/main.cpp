@@ -4,6 +4,21 @@
 
 #include "commands.hpp"
 
+namespace {
+
+using algenta::host::PrecisionOptions;
+
+void add_precision_options(CLI::App* command, PrecisionOptions& options) {
+  command->add_option("--precision", options.precision,
+                      "precision policy the engine runs (exact | bf16, as the plugin declares; "
+                      "default exact)");
+  command->add_flag("--allow-weight-rounding", options.allow_weight_rounding,
+                    "consent to rounding weights the engine cannot hold exactly (otherwise such "
+                    "a checkpoint is refused at open)");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace algenta::host;
   CLI::App app{"algenta-host: serves LLM checkpoints on NVIDIA GPUs through verified plugins"};
@@ -29,6 +44,7 @@ int main(int argc, char** argv) {
                   "list every backend, its target and requirements, and whether this host meets "
                   "them");
   serve->add_option("--model", serve_options.model_dir, "prepared checkpoint directory");
+  add_precision_options(serve, serve_options.precision);
 
   ConformOptions conform_options;
   CLI::App* conform = app.add_subcommand(
@@ -52,8 +68,10 @@ int main(int argc, char** argv) {
   prepare->add_option("checkpoint", prepare_options.checkpoint_dir, "Hugging Face checkpoint")
       ->required();
   prepare->add_option("--out", prepare_options.out_dir, "output directory")->required();
-  prepare->add_option("--dtype", prepare_options.dtype, "weight dtype of the output")
-      ->check(CLI::IsMember({"f32", "bf16", "f16"}));
+  prepare->add_option("--dtype", prepare_options.dtype,
+                      "weight dtype of the output: source (default: the stored values, "
+                      "unchanged) or f32 | bf16 | f16 (rounds, and reports what changed)")
+      ->check(CLI::IsMember({"source", "f32", "bf16", "f16"}));
 
   GenerateOptions generate_options;
   CLI::App* generate = app.add_subcommand(
@@ -71,6 +89,7 @@ int main(int argc, char** argv) {
                        "tokens per sequence (0 = the model's maximum)");
   generate->add_option("--logits", generate_options.logits_file,
                        "write the logits of every prompt position and decode step (safetensors)");
+  add_precision_options(generate, generate_options.precision);
 
   VerifyOptions verify_options;
   CLI::App* verify = app.add_subcommand(
@@ -83,6 +102,7 @@ int main(int argc, char** argv) {
   verify->add_flag("--allow-oracle", verify_options.allow_oracle,
                    "allow the cpu_oracle verification engine when named with --plugin");
   verify->add_option("--json", verify_options.json_file, "also write every result as JSON");
+  add_precision_options(verify, verify_options.precision);
   verify->add_option("--transformers-reference", verify_options.transformers_reference,
                      "greedy tokens from Hugging Face transformers (JSON); without it the "
                      "transformers gate does not run");

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "engine_session.hpp"
 #include "loader/selection.hpp"
 #include "loader/verified_loader.hpp"
 
@@ -51,8 +52,19 @@ std::vector<PluginDeclaration> load_declarations(const Catalog& catalog,
     PluginDeclaration declaration{candidate, facts::declared_support(plugin->descriptor()), {}};
     const AlgentaDescriptor& d = plugin->descriptor();
     for (size_t i = 0; i < d.kernel_count; ++i) {
-      const AlgentaKernelInfo& k = d.kernels[i];
+      const AlgentaKernelInfo& k = *ALGENTA_ELEMENT_AT(AlgentaKernelInfo, d.kernels, d.kernel_stride, i);
       declaration.kernels.push_back({text(k.name), text(k.role), text(k.module), text(k.families)});
+    }
+    for (size_t i = 0; i < d.precision_count; ++i) {
+      const auto& policy =
+          *ALGENTA_ELEMENT_AT(AlgentaPrecisionPolicy, d.precisions, d.precision_stride, i);
+      PrecisionDeclaration precision{text(policy.name), {}};
+      for (const AlgentaDtype dtype : {ALGENTA_DTYPE_BF16, ALGENTA_DTYPE_F16, ALGENTA_DTYPE_F32}) {
+        if ((policy.weight_dtypes & ALGENTA_DTYPE_BIT(dtype)) != 0) {
+          precision.weight_dtypes.push_back(dtype_text(dtype));
+        }
+      }
+      declaration.precisions.push_back(std::move(precision));
     }
     out.push_back(std::move(declaration));
   }

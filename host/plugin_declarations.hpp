@@ -16,10 +16,17 @@ struct KernelDeclaration {
   std::string name, role, module, families;
 };
 
+// A precision policy and the weight types it holds ("bf16", "f16", "f32").
+struct PrecisionDeclaration {
+  std::string name;
+  std::vector<std::string> weight_dtypes;
+};
+
 struct PluginDeclaration {
   loader::Candidate candidate;
   facts::DeclaredSupport support;
   std::vector<KernelDeclaration> kernels;
+  std::vector<PrecisionDeclaration> precisions;
 };
 
 // backend: "cuda" (the GPU's engine when a GPU is present, else every CUDA

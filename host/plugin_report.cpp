@@ -5,16 +5,6 @@
 
 namespace algenta::host {
 
-PluginFailure take_error(const AlgentaPluginV1& table, AlgentaError* error) {
-  PluginFailure failure{table.error_code(error), {}};
-  const char* message = nullptr;
-  size_t size = 0;
-  table.error_message(error, &message, &size);
-  failure.message.assign(message != nullptr ? message : "", message != nullptr ? size : 0);
-  table.error_destroy(error);
-  return failure;
-}
-
 const char* status_name(AlgentaStatusCode code) {
   switch (code) {
     case ALGENTA_STATUS_OK: return "ok";
@@ -35,10 +25,17 @@ std::string describe_descriptor(const AlgentaPluginV1& table) {
   for (size_t i = 0; i < d.family_count; ++i) {
     families += (i == 0 ? "" : ",") + std::string(d.families[i]);
   }
+  std::string precisions;
+  for (size_t i = 0; i < d.precision_count; ++i) {
+    const auto* policy =
+        ALGENTA_ELEMENT_AT(AlgentaPrecisionPolicy, d.precisions, d.precision_stride, i);
+    precisions += (i == 0 ? "" : ",") + std::string(policy->name);
+  }
   return std::string(d.name) + " role=" + (d.role == ALGENTA_ROLE_ORACLE ? "oracle" : "engine") +
          " target=" + d.target + " abi=" + std::to_string(table.abi_major) + "." +
          std::to_string(table.abi_minor) + " version=" + (d.version != nullptr ? d.version : "?") +
-         " families=" + families + " kernels=" + std::to_string(d.kernel_count) +
+         " families=" + families + " precisions=" + precisions +
+         " kernels=" + std::to_string(d.kernel_count) +
          " fact_ranges=" + std::to_string(d.fact_range_count) +
          " host_libraries=" + std::to_string(d.host_library_count);
 }

@@ -6,19 +6,16 @@
 
 #include "algenta/plugin_abi.h"
 #include "loader/gpu_probe.hpp"
+#include "loader/plugin_calls.hpp"
 
 namespace algenta::host {
 
-// Copies the error's message and code, then hands the error back to the
-// plugin to free (the ABI's ownership rule).
-struct PluginFailure {
-  AlgentaStatusCode code;
-  std::string message;
-};
-PluginFailure take_error(const AlgentaPluginV1& table, AlgentaError* error);
+using loader::PluginFailure;
+using loader::take_error;
 const char* status_name(AlgentaStatusCode code);
 
-// One line: name, role, target, ABI, families, kernel and fact-range counts.
+// One line: name, role, target, ABI, families, precision policies, kernel
+// and fact-range counts.
 std::string describe_descriptor(const AlgentaPluginV1& table);
 
 // "NVIDIA H200, compute capability 9.0, 139.8 GiB"

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
 #include "engine_session.hpp"
 #include "host_paths.hpp"
 #include "transformers_reference.hpp"
@@ -32,6 +33,7 @@ struct RepeatSetup {
   HostPaths paths;  // forwarded to each process
   std::string model_dir;
   std::string plugin_name;  // the plugin, named explicitly
+  PrecisionOptions precision;  // forwarded to each process
   std::uint32_t vocab = 0;
   std::size_t context = 0;  // tokens per sequence the model allows
 };

@@ -55,8 +55,12 @@ void print_verify_table(std::ostream& out, const VerifyRun& run) {
 }
 
 void print_verify_summary(std::ostream& out, const VerifyRun& run) {
-  out << "plugin " << run.plugin_name << " (sha256 " << run.plugin_digest << ") on "
-      << run.model_dir << ": ";
+  out << "plugin " << run.plugin_name << " (sha256 " << run.plugin_digest << ", precision "
+      << run.precision << ") on " << run.model_dir << ": ";
+  if (!run.weight_rounding.empty()) {
+    out << "\n  " << run.weight_rounding << "; the oracle gate compared against "
+        << run.reference_name << " on the same rounded weights\n  ";
+  }
   if (run.passed()) {
     out << "PASSED: every gate ran and passed\n";
     return;

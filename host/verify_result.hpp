@@ -44,6 +44,8 @@ struct VerifyRun {
   std::string plugin_digest;  // sha256 of the plugin file, from its signed manifest
   std::string plugin_target;
   std::string plugin_bundle;
+  std::string precision;        // the policy the engine ran
+  std::string weight_rounding;  // what consented rounding changed; empty when none
   std::string reference_name;
   std::string reference_digest;
   std::string model_dir;

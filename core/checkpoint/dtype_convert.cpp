@@ -1,7 +1,10 @@
 #include "checkpoint/dtype_convert.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -131,6 +134,41 @@ void convert_elements(Dtype from, std::span<const std::byte> source, Dtype to,
     const std::uint32_t bits = load_as_f32_bits(from, source.data() + i * from_size);
     store_from_f32_bits(to, bits, target.data() + i * to_size);
   }
+}
+
+void RoundingStats::add(const RoundingStats& other) {
+  values += other.values;
+  changed += other.changed;
+  max_relative = std::max(max_relative, other.max_relative);
+}
+
+RoundingStats rounding_stats(Dtype from, std::span<const std::byte> source, Dtype to) {
+  if (!is_convertible_float(from) || !is_convertible_float(to) ||
+      source.size() % dtype_element_size(from) != 0) {
+    throw std::invalid_argument("rounding_stats: " + std::to_string(source.size()) + " bytes of " +
+                                std::string(dtype_name(from)) + " cannot be converted to " +
+                                std::string(dtype_name(to)));
+  }
+  const std::size_t from_size = dtype_element_size(from);
+  RoundingStats stats;
+  stats.values = source.size() / from_size;
+  if (from == to) return stats;
+  std::byte converted[4];
+  for (std::size_t i = 0; i < stats.values; ++i) {
+    const std::uint32_t bits = load_as_f32_bits(from, source.data() + i * from_size);
+    store_from_f32_bits(to, bits, converted);
+    const std::uint32_t back = load_as_f32_bits(to, converted);
+    if (back == bits || (is_f32_nan(bits) && is_f32_nan(back))) continue;
+    ++stats.changed;
+    float original = 0, rounded = 0;
+    std::memcpy(&original, &bits, sizeof original);
+    std::memcpy(&rounded, &back, sizeof rounded);
+    const double relative =
+        std::isinf(rounded) ? std::numeric_limits<double>::infinity()
+                            : std::fabs(double(rounded) - double(original)) / std::fabs(double(original));
+    stats.max_relative = std::max(stats.max_relative, relative);
+  }
+  return stats;
 }
 
 }  // namespace algenta::checkpoint

@@ -31,4 +31,19 @@ bool is_convertible_float(Dtype dtype);
 void convert_elements(Dtype from, std::span<const std::byte> source, Dtype to,
                       std::span<std::byte> target);
 
+// What a conversion changed: values whose converted value differs from the
+// original (NaN stays NaN and counts as unchanged), and the largest
+// |converted - original| / |original| among them (infinity for an overflow).
+struct RoundingStats {
+  std::uint64_t values = 0;   // elements looked at
+  std::uint64_t changed = 0;  // elements whose value changed
+  double max_relative = 0.0;
+
+  void add(const RoundingStats& other);
+};
+
+// The statistics convert_elements(from, source, to, ...) would produce,
+// without writing anything. Same argument rules.
+RoundingStats rounding_stats(Dtype from, std::span<const std::byte> source, Dtype to);
+
 }  // namespace algenta::checkpoint

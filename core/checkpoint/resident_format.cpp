@@ -113,6 +113,7 @@ struct ResidentWriter::State {
   StagingDirectory staging;
   std::string out_name;
   Dtype dtype;
+  RoundingStats rounding;  // what converting to `dtype` changed so far
   json source;
   json facts;
   OutputFile blob;
@@ -232,6 +233,7 @@ void ResidentWriter::add_tensor(const std::string& name, std::span<const std::in
       s.append(piece);
     } else {
       converted.resize(count * target_size);
+      s.rounding.add(rounding_stats(source_dtype, piece, s.dtype));
       convert_elements(source_dtype, piece, s.dtype, converted);
       s.append(converted);
     }
@@ -242,6 +244,8 @@ void ResidentWriter::add_tensor(const std::string& name, std::span<const std::in
   s.tensors.push_back(std::move(record));
   s.tensor_names.insert(name);
 }
+
+const RoundingStats& ResidentWriter::rounding() const { return state_->rounding; }
 
 void ResidentWriter::add_side_file(const std::filesystem::path& path) {
   State& s = *state_;

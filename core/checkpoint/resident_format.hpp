@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "checkpoint/dtype.hpp"
+#include "checkpoint/dtype_convert.hpp"
 
 namespace algenta::checkpoint {
 
@@ -73,6 +74,10 @@ class ResidentWriter {
   // product(shape) elements. Names must be unique and non-empty.
   void add_tensor(const std::string& name, std::span<const std::int64_t> shape, Dtype source_dtype,
                   std::span<const std::byte> bytes);
+
+  // What converting the tensors added so far to the target dtype changed
+  // (values counts every converted element; same-dtype tensors are copied).
+  const RoundingStats& rounding() const;
 
   // Copies a file into OUT under its own name (not weights.blob or
   // manifest.json, and only once per name).

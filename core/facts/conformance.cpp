@@ -48,7 +48,7 @@ DeclaredSupport declared_support(const AlgentaDescriptor& d) {
   support.plugin = d.name != nullptr ? d.name : "?";
   for (size_t i = 0; i < d.family_count; ++i) support.families.emplace_back(d.families[i]);
   for (size_t i = 0; i < d.fact_range_count; ++i) {
-    const AlgentaFactRange& row = d.fact_ranges[i];
+    const AlgentaFactRange& row = *ALGENTA_ELEMENT_AT(AlgentaFactRange, d.fact_ranges, d.fact_range_stride, i);
     DeclaredRange range;
     range.family = row.family != nullptr ? row.family : "*";
     range.fact = row.fact != nullptr ? row.fact : "";

@@ -3,6 +3,8 @@
 // signed manifest. Only the bytes that were hashed can run.
 #include "loader/verified_loader.hpp"
 
+#include "loader/table_check.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -69,34 +71,17 @@ void check_abi_declared(const manifest::PluginEntry& entry) {
                     std::to_string(ALGENTA_ABI_MAJOR));
   }
   if (entry.abi_minor > ALGENTA_ABI_MINOR) {
-    throw LoadError(entry.name + ": the manifest declares ABI minor " +
-                    std::to_string(entry.abi_minor) + "; this host provides minor " +
-                    std::to_string(ALGENTA_ABI_MINOR) + " (upgrade algenta-host)");
+    throw LoadError(entry.name + ": the manifest declares ABI " + std::to_string(entry.abi_major) +
+                    "." + std::to_string(entry.abi_minor) + "; this host provides ABI " +
+                    std::to_string(ALGENTA_ABI_MAJOR) + "." + std::to_string(ALGENTA_ABI_MINOR) +
+                    " (upgrade algenta-host)");
   }
 }
 
 // The loaded code must be what the signed manifest claims it is.
 void check_table_matches(const AlgentaPluginV1* table, const manifest::PluginEntry& entry) {
   const std::string who = entry.name + " (" + entry.file + ")";
-  if (table == nullptr) {
-    throw LoadError(who + ": algenta_plugin_entry(" + std::to_string(ALGENTA_ABI_MAJOR) +
-                    ") returned no table: the plugin does not speak ABI major " +
-                    std::to_string(ALGENTA_ABI_MAJOR));
-  }
-  if (table->struct_size < sizeof(AlgentaPluginV1) || table->descriptor == nullptr ||
-      table->descriptor->struct_size < sizeof(AlgentaDescriptor)) {
-    throw LoadError(who + ": function table or descriptor is smaller than ABI " +
-                    std::to_string(ALGENTA_ABI_MAJOR) + "." + std::to_string(ALGENTA_ABI_MINOR) +
-                    " requires");
-  }
-  if (table->abi_major != ALGENTA_ABI_MAJOR) {
-    throw LoadError(who + ": table reports ABI major " + std::to_string(table->abi_major) +
-                    "; this host speaks " + std::to_string(ALGENTA_ABI_MAJOR));
-  }
-  if (table->abi_minor > ALGENTA_ABI_MINOR) {
-    throw LoadError(who + ": needs ABI minor " + std::to_string(table->abi_minor) +
-                    "; this host provides " + std::to_string(ALGENTA_ABI_MINOR));
-  }
+  check_plugin_table(table, who);
   const AlgentaDescriptor& d = *table->descriptor;
   const auto text = [](const char* s) { return std::string(s != nullptr ? s : "(null)"); };
   if (text(d.name) != entry.name) {

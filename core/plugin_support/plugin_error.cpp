@@ -14,18 +14,25 @@ AlgentaError* make_error(AlgentaStatusCode code, std::string message) {
   }
 }
 
-void error_destroy(AlgentaError* error) {
+void destroy_error(AlgentaError* error) {
   if (error != &g_error_allocation_failed) delete error;
 }
 
-AlgentaStatusCode error_code(const AlgentaError* error) {
-  return error == nullptr ? ALGENTA_STATUS_OK : error->code;
+void error_destroy(AlgentaErrorDestroy_Args* args) {
+  if (args == nullptr || args->struct_size < ALGENTA_ErrorDestroy_Args_STRUCT_SIZE_1_0) return;
+  destroy_error(args->error);
 }
 
-void error_message(const AlgentaError* error, const char** message, size_t* size) {
+void error_code(AlgentaErrorCode_Args* args) {
+  if (args == nullptr || args->struct_size < ALGENTA_ErrorCode_Args_STRUCT_SIZE_1_0) return;
+  args->code = args->error == nullptr ? ALGENTA_STATUS_OK : args->error->code;
+}
+
+void error_message(AlgentaErrorMessage_Args* args) {
+  if (args == nullptr || args->struct_size < ALGENTA_ErrorMessage_Args_STRUCT_SIZE_1_0) return;
   static const char kEmpty[] = "";
-  *message = error == nullptr ? kEmpty : error->message.c_str();
-  *size = error == nullptr ? 0 : error->message.size();
+  args->message = args->error == nullptr ? kEmpty : args->error->message.c_str();
+  args->message_size = args->error == nullptr ? 0 : args->error->message.size();
 }
 
 void require_struct_size(size_t given, size_t needed, const char* struct_name) {

@@ -23,10 +23,12 @@ struct StatusError {
 
 AlgentaError* make_error(AlgentaStatusCode code, std::string message);
 
-// The three error calls every table carries.
-void error_destroy(AlgentaError* error);
-AlgentaStatusCode error_code(const AlgentaError* error);
-void error_message(const AlgentaError* error, const char** message, size_t* size);
+// The three error calls every table carries. Each ignores an Args struct
+// too small for ABI 1.0 (they have no way to report it).
+void error_destroy(AlgentaErrorDestroy_Args* args);
+void error_code(AlgentaErrorCode_Args* args);
+void error_message(AlgentaErrorMessage_Args* args);
+void destroy_error(AlgentaError* error);
 
 // Runs body(); turns every exception into an AlgentaError*.
 template <typename Body>
@@ -45,7 +47,14 @@ AlgentaError* guarded(Body&& body) noexcept {
   }
 }
 
-// Checks an Args struct is large enough for the fields this plugin reads.
+// Checks an Args struct is large enough for the ABI version this plugin
+// needs (the version's STRUCT_SIZE constant, never this build's sizeof).
 void require_struct_size(size_t given, size_t needed, const char* struct_name);
+
+// Element i of a caller's array whose elements are `stride` bytes apart.
+template <typename T>
+const T& element_at(const T* base, size_t stride, size_t index) {
+  return *ALGENTA_ELEMENT_AT(T, base, stride, index);
+}
 
 }  // namespace algenta::plugin

@@ -16,7 +16,25 @@ struct EngineCalls {
   AlgentaError* (*engine_step)(AlgentaEngineStep_Args*);
   AlgentaError* (*sequences_free)(AlgentaSequencesFree_Args*);
   AlgentaError* (*memory_report)(AlgentaMemoryReport_Args*);
-  void (*engine_close)(AlgentaEngine*);
+  AlgentaError* (*engine_close)(AlgentaEngineClose_Args*);
+};
+
+// The ABI 1.0 size of each Args struct: what this plugin needs at least.
+template <typename Args> struct AbiSize;
+template <> struct AbiSize<AlgentaEngineOpen_Args> {
+  static constexpr size_t kV1_0 = ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_0;
+};
+template <> struct AbiSize<AlgentaEngineStep_Args> {
+  static constexpr size_t kV1_0 = ALGENTA_EngineStep_Args_STRUCT_SIZE_1_0;
+};
+template <> struct AbiSize<AlgentaSequencesFree_Args> {
+  static constexpr size_t kV1_0 = ALGENTA_SequencesFree_Args_STRUCT_SIZE_1_0;
+};
+template <> struct AbiSize<AlgentaMemoryReport_Args> {
+  static constexpr size_t kV1_0 = ALGENTA_MemoryReport_Args_STRUCT_SIZE_1_0;
+};
+template <> struct AbiSize<AlgentaEngineClose_Args> {
+  static constexpr size_t kV1_0 = ALGENTA_EngineClose_Args_STRUCT_SIZE_1_0;
 };
 
 // The engine calls of a C++ engine class, each wrapped in guarded():
@@ -24,7 +42,10 @@ struct EngineCalls {
 //   void step(AlgentaEngineStep_Args&);
 //   void free_sequences(const AlgentaSequencesFree_Args&);
 //   void report_memory(AlgentaMemoryReport_Args&);
-// The opaque AlgentaEngine handle is the Engine object itself.
+//   void close();  // releases device work; throws what failed
+// The opaque AlgentaEngine handle is the Engine object itself. Every Args
+// struct is checked against its ABI 1.0 size; the engines touch no field
+// past 1.0, so a larger struct from a newer host is read the same way.
 template <typename Engine, const AlgentaDescriptor* kDescriptor>
 struct EngineBinding {
   static Engine& engine_of(AlgentaEngine* handle) {
@@ -37,7 +58,7 @@ struct EngineBinding {
     if (args == nullptr) {
       throw StatusError{ALGENTA_STATUS_INVALID_ARGUMENT, std::string(name) + " is NULL"};
     }
-    require_struct_size(args->struct_size, sizeof(Args), name);
+    require_struct_size(args->struct_size, AbiSize<Args>::kV1_0, name);
   }
 
   static AlgentaError* open(AlgentaEngineOpen_Args* args) {
@@ -69,8 +90,13 @@ struct EngineBinding {
     });
   }
 
-  static void close(AlgentaEngine* engine) {
-    error_destroy(guarded([&] { delete reinterpret_cast<Engine*>(engine); }));
+  // The engine object is deleted whatever close() reports.
+  static AlgentaError* close(AlgentaEngineClose_Args* args) {
+    return guarded([&] {
+      require_args(args, "AlgentaEngineClose_Args");
+      std::unique_ptr<Engine> engine(reinterpret_cast<Engine*>(args->engine));
+      if (engine) engine->close();
+    });
   }
 
   static constexpr EngineCalls calls() {
@@ -80,10 +106,21 @@ struct EngineBinding {
 
 constexpr AlgentaPluginV1 make_plugin_table(const AlgentaDescriptor* descriptor,
                                             const EngineCalls& calls) {
-  return {sizeof(AlgentaPluginV1), ALGENTA_ABI_MAJOR,  ALGENTA_ABI_MINOR,
-          descriptor,              error_destroy,      error_code,
-          error_message,           calls.engine_open,  calls.engine_step,
-          calls.sequences_free,    calls.memory_report, calls.engine_close};
+  AlgentaPluginV1 table{};
+  table.struct_size = ALGENTA_PluginV1_STRUCT_SIZE;
+  table.extension = nullptr;
+  table.abi_major = ALGENTA_ABI_MAJOR;
+  table.abi_minor = 0;  // everything here is ABI 1.0
+  table.descriptor = descriptor;
+  table.error_destroy = error_destroy;
+  table.error_code = error_code;
+  table.error_message = error_message;
+  table.engine_open = calls.engine_open;
+  table.engine_step = calls.engine_step;
+  table.sequences_free = calls.sequences_free;
+  table.memory_report = calls.memory_report;
+  table.engine_close = calls.engine_close;
+  return table;
 }
 
 }  // namespace algenta::plugin

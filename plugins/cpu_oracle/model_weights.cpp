@@ -30,13 +30,23 @@ ElementType element_type_of(const std::string& name, Dtype dtype) {
 // Binds tensors by name, adding up what they hold.
 class Binder {
  public:
-  explicit Binder(const checkpoint::ResidentCheckpoint& checkpoint) : checkpoint_(checkpoint) {}
+  Binder(const checkpoint::ResidentCheckpoint& checkpoint, Dtype matrix_dtype,
+         std::vector<std::vector<std::byte>>& rounded)
+      : checkpoint_(checkpoint), matrix_dtype_(matrix_dtype), rounded_(rounded) {}
 
   MatrixView matrix(const std::string& name, std::size_t rows, std::size_t cols) {
     const checkpoint::ResidentTensor tensor =
         find(name, {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)});
-    bytes_ += tensor.bytes.size();
-    return {tensor.bytes.data(), element_type_of(name, tensor.info.dtype), rows, cols};
+    const ElementType stored = element_type_of(name, tensor.info.dtype);
+    if (tensor.info.dtype == matrix_dtype_) {
+      bytes_ += tensor.bytes.size();
+      return {tensor.bytes.data(), stored, rows, cols};
+    }
+    std::vector<std::byte>& held = rounded_.emplace_back(
+        rows * cols * checkpoint::dtype_element_size(matrix_dtype_));
+    checkpoint::convert_elements(tensor.info.dtype, tensor.bytes, matrix_dtype_, held);
+    bytes_ += held.size();
+    return {held.data(), element_type_of(name, matrix_dtype_), rows, cols};
   }
 
   // Small vectors (norms, biases) are widened once into f32.
@@ -59,15 +69,17 @@ class Binder {
   }
 
   const checkpoint::ResidentCheckpoint& checkpoint_;
+  Dtype matrix_dtype_;
+  std::vector<std::vector<std::byte>>& rounded_;
   std::uint64_t bytes_ = 0;
 };
 
 }  // namespace
 
 ModelWeights bind_weights(const checkpoint::ResidentCheckpoint& checkpoint, const ModelShape& s,
-                          const FamilyDescription& family) {
-  Binder bind(checkpoint);
+                          const FamilyDescription& family, Dtype matrix_dtype) {
   ModelWeights weights;
+  Binder bind(checkpoint, matrix_dtype, weights.rounded);
   weights.embed_tokens = bind.matrix("model.embed_tokens.weight", s.vocab, s.hidden);
   weights.final_norm = bind.vector("model.norm.weight", s.hidden);
   weights.lm_head =

@@ -36,13 +36,18 @@ struct ModelWeights {
   MatrixView lm_head;       // [vocab, hidden]; embed_tokens when tied
   std::vector<float> final_norm;
   std::vector<LayerWeights> layers;
-  std::uint64_t bytes = 0;  // as held: matrices in their stored dtype, vectors in f32
+  std::uint64_t bytes = 0;  // as held: matrices in their held dtype, vectors in f32
+  // Matrices rounded to another dtype than the stored one (the operator's
+  // consent, to run the same weights as a checked engine); the views above
+  // point into these. Moving the outer vector keeps the inner buffers.
+  std::vector<std::vector<std::byte>> rounded;
 };
 
-// Views into `checkpoint`, which must outlive them. Throws
+// Views into `checkpoint`, which must outlive them; matrices are held in
+// `matrix_dtype` (the stored dtype, or a rounding of it). Throws
 // plugin::StatusError (INVALID_ARGUMENT) naming a tensor that is missing,
 // has another shape, or is stored in a dtype other than f32, bf16, f16.
 ModelWeights bind_weights(const checkpoint::ResidentCheckpoint& checkpoint, const ModelShape& shape,
-                          const FamilyDescription& family);
+                          const FamilyDescription& family, checkpoint::Dtype matrix_dtype);
 
 }  // namespace algenta::oracle

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine_open.hpp"
+#include "weight_precision.hpp"
 #include "ops.hpp"
 #include "plugin_support/plugin_error.hpp"
 
@@ -52,11 +53,11 @@ Isa chosen_isa() {
 
 OracleEngine::OracleEngine(checkpoint::ResidentCheckpoint checkpoint, const ModelShape& shape,
                            const FamilyDescription& family, const EngineLimits& limits,
-                           std::size_t workers, Isa isa)
+                           checkpoint::Dtype matrix_dtype, std::size_t workers, Isa isa)
     : checkpoint_(std::move(checkpoint)),
       shape_(shape),
       family_(family),
-      weights_(bind_weights(checkpoint_, shape_, family_)),
+      weights_(bind_weights(checkpoint_, shape_, family_, matrix_dtype)),
       limits_(limits),
       isa_(isa),
       pool_(workers),
@@ -66,10 +67,13 @@ OracleEngine::OracleEngine(checkpoint::ResidentCheckpoint checkpoint, const Mode
 std::unique_ptr<OracleEngine> OracleEngine::open(AlgentaEngineOpen_Args& args,
                                                  const AlgentaDescriptor& descriptor) {
   decoder::OpenedModel model = decoder::open_model(args, descriptor, kDefaultMaxSequences);
+  const decoder::WeightHolding holding =
+      decoder::settle_reference_weights(args, descriptor, model.checkpoint);
   std::unique_ptr<OracleEngine> engine(
       new OracleEngine(std::move(model.checkpoint), model.shape, model.family, model.limits,
-                       workers_from_environment(), chosen_isa()));
+                       holding.matrix_dtype, workers_from_environment(), chosen_isa()));
   decoder::report_opened(args, model.limits);
+  decoder::report_rounding(args, holding);
   return engine;
 }
 
@@ -161,6 +165,12 @@ void OracleEngine::report_memory(AlgentaMemoryReport_Args& args) {
   args.workspace_bytes = forward_.workspace_bytes();
   args.device_free_bytes = 0;
   args.device_total_bytes = 0;
+  // The oracle's cache grows per sequence; it has no block geometry.
+  args.kv_tokens_per_block = 0;
+  args.kv_blocks_total = 0;
+  args.kv_blocks_free = 0;
 }
+
+void OracleEngine::close() {}
 
 }  // namespace algenta::oracle

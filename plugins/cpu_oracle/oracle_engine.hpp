@@ -30,21 +30,23 @@ class OracleEngine {
  public:
   // Reads args->checkpoint_dir, refuses what `descriptor` does not declare
   // (UNSUPPORTED, naming each fact), checks every tensor (INVALID_ARGUMENT
-  // naming it) and writes back max_context and vocab_size.
+  // naming it), rounds matrices when round_weights_to asks, and writes back
+  // served_max_context, vocab_size and what rounding changed.
   static std::unique_ptr<OracleEngine> open(AlgentaEngineOpen_Args& args,
                                             const AlgentaDescriptor& descriptor);
 
   void step(AlgentaEngineStep_Args& args);
   void free_sequences(const AlgentaSequencesFree_Args& args);
   void report_memory(AlgentaMemoryReport_Args& args);
+  void close();  // nothing can fail: plain host memory
 
   std::size_t worker_count() const noexcept { return pool_.size(); }
   Isa isa() const noexcept { return isa_; }
 
  private:
   OracleEngine(checkpoint::ResidentCheckpoint checkpoint, const ModelShape& shape,
-               const FamilyDescription& family, const EngineLimits& limits, std::size_t workers,
-               Isa isa);
+               const FamilyDescription& family, const EngineLimits& limits,
+               checkpoint::Dtype matrix_dtype, std::size_t workers, Isa isa);
 
   void execute(const StepPlan& plan, AlgentaEngineStep_Args& args);
 

@@ -1,6 +1,8 @@
 // The CPU fp32 oracle's table and entry point. Role "oracle": the host never
 // selects it automatically; it runs only when asked for by name. The engine
 // itself lives in algenta_oracle_core (oracle_engine.hpp).
+#include <iterator>
+
 #include "algenta/plugin_abi.h"
 #include "oracle_engine.hpp"
 #include "plugin_support/plugin_error.hpp"
@@ -12,9 +14,9 @@ namespace {
 constexpr const char* kFamilies[] = {"llama", "qwen2", "qwen3"};
 
 #define ALGENTA_RANGE(fact, lo, hi) \
-  {sizeof(AlgentaFactRange), "*", fact, ALGENTA_FACT_INT_RANGE, lo, hi, nullptr}
+  {ALGENTA_FactRange_STRUCT_SIZE, "*", fact, ALGENTA_FACT_INT_RANGE, lo, hi, nullptr}
 #define ALGENTA_ONE_OF(fact, allowed) \
-  {sizeof(AlgentaFactRange), "*", fact, ALGENTA_FACT_ONE_OF, 0, 0, allowed}
+  {ALGENTA_FactRange_STRUCT_SIZE, "*", fact, ALGENTA_FACT_ONE_OF, 0, 0, allowed}
 
 // fp32 reference arithmetic takes any size that fits in memory; what it
 // refuses are the model features it does not compute.
@@ -39,7 +41,7 @@ constexpr AlgentaFactRange kFactRanges[] = {
 #undef ALGENTA_ONE_OF
 
 #define ALGENTA_KERNEL(name, role, module, families) \
-  {sizeof(AlgentaKernelInfo), name, role, "cpu_oracle/" module, families}
+  {ALGENTA_KernelInfo_STRUCT_SIZE, name, role, "cpu_oracle/" module, families}
 
 // What the oracle computes, by operation. The bias add runs for qwen2 always
 // and for llama/qwen3 checkpoints with attention_bias; the q/k norm is qwen3's.
@@ -58,21 +60,33 @@ constexpr AlgentaKernelInfo kKernels[] = {
 
 #undef ALGENTA_KERNEL
 
+// fp32 holds every bf16, f16 and f32 value exactly.
+constexpr AlgentaPrecisionPolicy kPrecisions[] = {
+    {ALGENTA_PrecisionPolicy_STRUCT_SIZE, ALGENTA_PRECISION_EXACT, "exact",
+     ALGENTA_DTYPE_BIT(ALGENTA_DTYPE_F32) | ALGENTA_DTYPE_BIT(ALGENTA_DTYPE_BF16) |
+         ALGENTA_DTYPE_BIT(ALGENTA_DTYPE_F16)},
+};
+
 constexpr AlgentaDescriptor kDescriptor = {
-    sizeof(AlgentaDescriptor),
-    ALGENTA_ORACLE_PLUGIN_NAME,
-    ALGENTA_ROLE_ORACLE,
-    "cpu",
-    ALGENTA_PLUGIN_VERSION,
-    kFamilies,
-    sizeof(kFamilies) / sizeof(kFamilies[0]),
-    kFactRanges,
-    sizeof(kFactRanges) / sizeof(kFactRanges[0]),
-    kKernels,
-    sizeof(kKernels) / sizeof(kKernels[0]),
-    nullptr,
-    0,
-    nullptr,
+    .struct_size = ALGENTA_Descriptor_STRUCT_SIZE,
+    .extension = nullptr,
+    .name = ALGENTA_ORACLE_PLUGIN_NAME,
+    .role = ALGENTA_ROLE_ORACLE,
+    .target = "cpu",
+    .version = ALGENTA_PLUGIN_VERSION,
+    .families = kFamilies,
+    .family_count = std::size(kFamilies),
+    .fact_ranges = kFactRanges,
+    .fact_range_count = std::size(kFactRanges),
+    .fact_range_stride = sizeof(AlgentaFactRange),
+    .kernels = kKernels,
+    .kernel_count = std::size(kKernels),
+    .kernel_stride = sizeof(AlgentaKernelInfo),
+    .precisions = kPrecisions,
+    .precision_count = std::size(kPrecisions),
+    .precision_stride = sizeof(AlgentaPrecisionPolicy),
+    .host_libraries = nullptr,
+    .host_library_count = 0,
 };
 
 constexpr AlgentaPluginV1 kTable = plugin::make_plugin_table(

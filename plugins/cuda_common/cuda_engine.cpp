@@ -11,6 +11,7 @@
 #include "plugin_support/plugin_error.hpp"
 #include "rope.hpp"
 #include "target_policy.hpp"
+#include "weight_precision.hpp"
 
 namespace algenta::cuda {
 namespace {
@@ -20,8 +21,8 @@ namespace {
 }
 
 checkpoint::Dtype element_dtype() {
-  return std::strcmp(TargetPolicy::kComputeDtype, "f16") == 0 ? checkpoint::Dtype::F16
-                                                              : checkpoint::Dtype::BF16;
+  return TargetPolicy::kWeightDtype == ALGENTA_DTYPE_F16 ? checkpoint::Dtype::F16
+                                                         : checkpoint::Dtype::BF16;
 }
 
 cudaDataType_t element_cuda_type() {
@@ -159,6 +160,8 @@ std::unique_ptr<CudaEngine> CudaEngine::open(AlgentaEngineOpen_Args& args,
                                              const AlgentaDescriptor& descriptor) {
   // Everything about the checkpoint is settled before the GPU is touched.
   decoder::OpenedModel model = decoder::open_model(args, descriptor, kDefaultMaxSequences);
+  const decoder::WeightHolding holding =
+      decoder::settle_engine_weights(args, descriptor, model.checkpoint, element_dtype());
   const PassLimits pass = pass_limits_for(model.limits.max_context);
 
   select_device(args.device_ordinal);
@@ -171,6 +174,7 @@ std::unique_ptr<CudaEngine> CudaEngine::open(AlgentaEngineOpen_Args& args,
   std::unique_ptr<CudaEngine> engine(new CudaEngine(std::move(model.checkpoint), model.shape,
                                                     model.family, model.limits, pass, kv_blocks));
   decoder::report_opened(args, model.limits);
+  decoder::report_rounding(args, holding);
   return engine;
 }
 
@@ -380,6 +384,16 @@ void CudaEngine::report_memory(AlgentaMemoryReport_Args& args) {
   args.workspace_bytes = workspace_.bytes();
   args.device_free_bytes = memory.free_bytes;
   args.device_total_bytes = memory.total_bytes;
+  args.kv_tokens_per_block = static_cast<std::uint32_t>(kKvBlockTokens);
+  args.kv_blocks_total = static_cast<std::uint32_t>(kv_blocks_.total_blocks());
+  args.kv_blocks_free = static_cast<std::uint32_t>(kv_blocks_.free_blocks());
+}
+
+// Work queued on the engine's stream is finished before anything is freed;
+// a fault found here is reported, and the destructor still releases all.
+void CudaEngine::close() {
+  std::lock_guard lock(mutex_);
+  synchronize("closing the engine");
 }
 
 }  // namespace algenta::cuda

@@ -44,6 +44,7 @@ class CudaEngine {
   void step(AlgentaEngineStep_Args& args);
   void free_sequences(const AlgentaSequencesFree_Args& args);
   void report_memory(AlgentaMemoryReport_Args& args);
+  void close();
 
  private:
   struct LogitsTarget {

@@ -1,6 +1,8 @@
 // The CUDA engine plugin's table and entry point, shared by every target.
 // Loading the plugin does no CUDA work, so the host can read the descriptor
 // on any machine; the engine (cuda_engine.hpp) touches the GPU at open.
+#include <iterator>
+
 #include "algenta/plugin_abi.h"
 #include "cuda_engine.hpp"
 #include "fact_ranges.hpp"
@@ -27,7 +29,7 @@ constexpr const char* kPluginName = TargetPolicy::kPluginName;
 #endif
 
 #define ALGENTA_KERNEL(name, role, module) \
-  {sizeof(AlgentaKernelInfo), name, role, "cuda_common/kernels/" module, "*"}
+  {ALGENTA_KernelInfo_STRUCT_SIZE, name, role, "cuda_common/kernels/" module, "*"}
 
 // Every kernel the engine launches, by the module that defines it. The
 // decoder is the same for llama, qwen2 and qwen3: biases and q/k norms are
@@ -47,21 +49,33 @@ constexpr AlgentaKernelInfo kKernels[] = {
 
 #undef ALGENTA_KERNEL
 
+// `exact` holds weights in the target's element type only: a checkpoint in
+// another type runs when every value converts exactly, or with consent.
+constexpr AlgentaPrecisionPolicy kPrecisions[] = {
+    {ALGENTA_PrecisionPolicy_STRUCT_SIZE, ALGENTA_PRECISION_EXACT, "exact",
+     ALGENTA_DTYPE_BIT(TargetPolicy::kWeightDtype)},
+};
+
 constexpr AlgentaDescriptor kDescriptor = {
-    sizeof(AlgentaDescriptor),
-    kPluginName,
-    ALGENTA_ROLE_ENGINE,
-    TargetPolicy::kTarget,
-    ALGENTA_PLUGIN_VERSION,
-    kFamilies,
-    sizeof(kFamilies) / sizeof(kFamilies[0]),
-    kFactRanges,
-    sizeof(kFactRanges) / sizeof(kFactRanges[0]),
-    kKernels,
-    sizeof(kKernels) / sizeof(kKernels[0]),
-    kHostLibraries,
-    sizeof(kHostLibraries) / sizeof(kHostLibraries[0]),
-    nullptr,
+    .struct_size = ALGENTA_Descriptor_STRUCT_SIZE,
+    .extension = nullptr,
+    .name = kPluginName,
+    .role = ALGENTA_ROLE_ENGINE,
+    .target = TargetPolicy::kTarget,
+    .version = ALGENTA_PLUGIN_VERSION,
+    .families = kFamilies,
+    .family_count = std::size(kFamilies),
+    .fact_ranges = kFactRanges,
+    .fact_range_count = std::size(kFactRanges),
+    .fact_range_stride = sizeof(AlgentaFactRange),
+    .kernels = kKernels,
+    .kernel_count = std::size(kKernels),
+    .kernel_stride = sizeof(AlgentaKernelInfo),
+    .precisions = kPrecisions,
+    .precision_count = std::size(kPrecisions),
+    .precision_stride = sizeof(AlgentaPrecisionPolicy),
+    .host_libraries = kHostLibraries,
+    .host_library_count = std::size(kHostLibraries),
 };
 
 constexpr AlgentaPluginV1 kTable = plugin::make_plugin_table(

@@ -10,9 +10,9 @@ namespace algenta::cuda {
 inline constexpr const char* kFamilies[] = {"llama", "qwen2", "qwen3"};
 
 #define ALGENTA_RANGE(family, fact, lo, hi) \
-  {sizeof(AlgentaFactRange), family, fact, ALGENTA_FACT_INT_RANGE, lo, hi, nullptr}
+  {ALGENTA_FactRange_STRUCT_SIZE, family, fact, ALGENTA_FACT_INT_RANGE, lo, hi, nullptr}
 #define ALGENTA_ONE_OF(family, fact, allowed) \
-  {sizeof(AlgentaFactRange), family, fact, ALGENTA_FACT_ONE_OF, 0, 0, allowed}
+  {ALGENTA_FactRange_STRUCT_SIZE, family, fact, ALGENTA_FACT_ONE_OF, 0, 0, allowed}
 
 // Sizes are the largest the engine takes: head_dim bounds the attention and
 // RoPE kernels' per-lane registers and shared staging (kMaxHeadDim); hidden

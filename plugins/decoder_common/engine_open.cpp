@@ -72,7 +72,7 @@ void refuse_unsupported(const facts::ModelFacts& facts, const AlgentaDescriptor&
 std::size_t served_context(std::uint32_t requested, std::size_t model_max_positions) {
   if (requested == 0) return model_max_positions;
   if (requested > model_max_positions) {
-    fail(ALGENTA_STATUS_INVALID_ARGUMENT, "max_context " + std::to_string(requested) +
+    fail(ALGENTA_STATUS_INVALID_ARGUMENT, "requested_max_context " + std::to_string(requested) +
                                               " exceeds the model's max_position_embeddings " +
                                               std::to_string(model_max_positions));
   }
@@ -88,14 +88,14 @@ OpenedModel open_model(const AlgentaEngineOpen_Args& args, const AlgentaDescript
   refuse_unsupported(facts, descriptor);
   const ModelShape shape = shape_of(facts);
   EngineLimits limits;
-  limits.max_context = served_context(args.max_context, shape.max_positions);
+  limits.max_context = served_context(args.requested_max_context, shape.max_positions);
   limits.vocab = shape.vocab;
   limits.max_sequences = args.max_sequences == 0 ? default_max_sequences : args.max_sequences;
   return {std::move(checkpoint), shape, describe_family(facts), limits};
 }
 
 void report_opened(AlgentaEngineOpen_Args& args, const EngineLimits& limits) {
-  args.max_context = static_cast<std::uint32_t>(limits.max_context);
+  args.served_max_context = static_cast<std::uint32_t>(limits.max_context);
   args.vocab_size = static_cast<std::uint32_t>(limits.vocab);
 }
 

@@ -53,7 +53,7 @@ struct OpenedModel {
 OpenedModel open_model(const AlgentaEngineOpen_Args& args, const AlgentaDescriptor& descriptor,
                        std::uint32_t default_max_sequences);
 
-// Tells the caller what the engine serves: max_context and vocab_size.
+// Tells the caller what the engine serves: served_max_context and vocab_size.
 void report_opened(AlgentaEngineOpen_Args& args, const EngineLimits& limits);
 
 }  // namespace algenta::decoder

@@ -77,13 +77,24 @@ StepPlan plan_step(const AlgentaEngineStep_Args& args, const LiveSequences& sequ
   if (args.chunks == nullptr)
     refuse("chunks is NULL with chunk_count " + std::to_string(args.chunk_count));
   if (args.next_tokens == nullptr) refuse("next_tokens is NULL; it receives one token per chunk");
+  // The caller's stride, not this build's sizeof: a newer host's chunks may be larger.
+  if (args.chunk_stride < ALGENTA_SequenceChunk_STRUCT_SIZE_1_0) {
+    refuse("chunk_stride is " + std::to_string(args.chunk_stride) +
+           " bytes; an AlgentaSequenceChunk of ABI 1.0 takes " +
+           std::to_string(ALGENTA_SequenceChunk_STRUCT_SIZE_1_0));
+  }
 
   std::set<std::uint64_t> seen;
   std::size_t new_sequences = 0;
   for (std::size_t i = 0; i < args.chunk_count; ++i) {
-    const AlgentaSequenceChunk& chunk = args.chunks[i];
-    plugin::require_struct_size(chunk.struct_size, sizeof(AlgentaSequenceChunk),
+    const AlgentaSequenceChunk& chunk = plugin::element_at(args.chunks, args.chunk_stride, i);
+    plugin::require_struct_size(chunk.struct_size, ALGENTA_SequenceChunk_STRUCT_SIZE_1_0,
                                 "AlgentaSequenceChunk");
+    if (chunk.struct_size > args.chunk_stride) {
+      refuse("chunk " + std::to_string(i) + " has struct_size " +
+             std::to_string(chunk.struct_size) + ", larger than chunk_stride " +
+             std::to_string(args.chunk_stride));
+    }
     const std::string who = sequence_text(chunk.sequence_id);
     if (chunk.token_count == 0) refuse(who + ": chunk " + std::to_string(i) + " has no tokens");
     if (chunk.tokens == nullptr) refuse(who + ": tokens is NULL");
@@ -98,7 +109,7 @@ StepPlan plan_step(const AlgentaEngineStep_Args& args, const LiveSequences& sequ
     planned.starts_sequence = chunk.start_position == 0;
     planned.start = chunk.start_position;
     planned.tokens = {chunk.tokens, chunk.token_count};
-    planned.logits = static_cast<AlgentaLogitsRequest>(chunk.want_logits);
+    planned.logits = chunk.want_logits;
     planned.logits_offset = plan.logits_floats;
     plan.logits_floats += requested_logits(chunk, limits.vocab);
     plan.total_tokens += chunk.token_count;

@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algenta/plugin_abi.h"
+#include "loader/plugin_calls.hpp"
 
 namespace {
 
@@ -48,12 +49,9 @@ struct Outcome {
 Outcome outcome_of(AlgentaError* error) {
   Outcome outcome;
   if (error == nullptr) return outcome;
-  outcome.code = plugin->error_code(error);
-  const char* text = nullptr;
-  std::size_t size = 0;
-  plugin->error_message(error, &text, &size);
-  outcome.message.assign(text, size);
-  plugin->error_destroy(error);
+  const algenta::loader::PluginFailure failure = algenta::loader::take_error(*plugin, error);
+  outcome.code = failure.code;
+  outcome.message = failure.message;
   return outcome;
 }
 
@@ -61,16 +59,17 @@ struct Engine {
   AlgentaEngine* handle = nullptr;
   std::uint32_t vocab = 0;
   ~Engine() {
-    if (handle != nullptr) plugin->engine_close(handle);
+    if (handle != nullptr) algenta::loader::close_engine(*plugin, handle);
   }
 };
 
 Outcome open_engine(Engine& engine, const std::string& dir, std::uint32_t context,
                     std::uint64_t kv_bytes) {
   AlgentaEngineOpen_Args args{};
-  args.struct_size = sizeof(args);
+  args.struct_size = ALGENTA_EngineOpen_Args_STRUCT_SIZE;
   args.checkpoint_dir = dir.c_str();
-  args.max_context = context;
+  args.precision = ALGENTA_PRECISION_EXACT;
+  args.requested_max_context = context;
   args.max_sequences = 8;
   args.kv_cache_bytes = kv_bytes;
   Outcome outcome = outcome_of(plugin->engine_open(&args));
@@ -82,15 +81,16 @@ Outcome open_engine(Engine& engine, const std::string& dir, std::uint32_t contex
 // One chunk; returns its LOGITS_LAST logits (empty on failure, with `outcome`).
 std::vector<float> run_chunk(Engine& engine, std::uint64_t id, const std::vector<int32_t>& tokens,
                              std::uint32_t start, int32_t* next, Outcome* outcome = nullptr) {
-  AlgentaSequenceChunk chunk{sizeof(AlgentaSequenceChunk), id, tokens.data(),
+  AlgentaSequenceChunk chunk{ALGENTA_SequenceChunk_STRUCT_SIZE, id, tokens.data(),
                              static_cast<std::uint32_t>(tokens.size()), start,
                              ALGENTA_LOGITS_LAST};
   std::vector<float> logits(engine.vocab);
   AlgentaEngineStep_Args args{};
-  args.struct_size = sizeof(args);
+  args.struct_size = ALGENTA_EngineStep_Args_STRUCT_SIZE;
   args.engine = engine.handle;
   args.chunks = &chunk;
   args.chunk_count = 1;
+  args.chunk_stride = sizeof chunk;
   args.next_tokens = next;
   args.logits = logits.data();
   args.logits_capacity = logits.size();
@@ -101,7 +101,7 @@ std::vector<float> run_chunk(Engine& engine, std::uint64_t id, const std::vector
 }
 
 void free_sequence(Engine& engine, std::uint64_t id) {
-  AlgentaSequencesFree_Args args{sizeof(args), engine.handle, &id, 1};
+  AlgentaSequencesFree_Args args{ALGENTA_SequencesFree_Args_STRUCT_SIZE, nullptr, engine.handle, &id, 1};
   outcome_of(plugin->sequences_free(&args));
 }
 
@@ -223,15 +223,20 @@ int main(int argc, char** argv) {
     if (opened.code != ALGENTA_STATUS_OK) return 1;
 
     AlgentaMemoryReport_Args memory{};
-    memory.struct_size = sizeof(memory);
+    memory.struct_size = ALGENTA_MemoryReport_Args_STRUCT_SIZE;
     memory.engine = engine.handle;
     outcome_of(plugin->memory_report(&memory));
     const std::uint64_t free_before = memory.device_free_bytes;
-    report("memory_report", memory.weight_bytes > 0 && memory.kv_cache_bytes > 0,
+    report("memory_report",
+           memory.weight_bytes > 0 && memory.kv_cache_bytes > 0 &&
+               memory.kv_tokens_per_block > 0 && memory.kv_blocks_free == memory.kv_blocks_total &&
+               memory.kv_blocks_total > 0,
            "weights " + std::to_string(memory.weight_bytes) + " B, KV cache " +
                mib(memory.kv_cache_bytes) + ", workspace " + mib(memory.workspace_bytes) +
                ", device free " + mib(memory.device_free_bytes) + " of " +
-               mib(memory.device_total_bytes));
+               mib(memory.device_total_bytes) + ", KV " + std::to_string(memory.kv_blocks_free) +
+               " of " + std::to_string(memory.kv_blocks_total) + " blocks of " +
+               std::to_string(memory.kv_tokens_per_block) + " tokens free");
 
     int32_t next = 0;
     Outcome too_long;

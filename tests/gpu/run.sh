@@ -115,12 +115,58 @@ for c in "${cases[@]}"; do
   verify "verify_cuda_sm90a_$c" cuda_sm90a "$c"
   record "verify_cuda_sm90a_$c" $? "$(gate_verdicts "verify_cuda_sm90a_$c")"
 done
-for plugin in cuda_sm89 cuda_sm80 cuda_sm75; do
+for plugin in cuda_sm89 cuda_sm80; do
   for c in qwen3 llama; do
     verify "verify_${plugin}_$c" "$plugin" "$c"
     record "verify_${plugin}_$c" $? "through PTX: $(gate_verdicts "verify_${plugin}_$c")"
   done
 done
+# sm_75 holds f16 weights: the fixtures prepared in f16 (rounded once, with
+# the rounding reported), beside a transformers reference in float16.
+for c in qwen3 llama; do
+  h prepare "tests/fixtures/oracle/$c" --out "$models/${c}_f16" --dtype f16 >>"$results/prepare.log" 2>&1
+  run_logged "reference_${c}_f16" "$python" tests/tools/make_transformers_reference.py \
+    --model "tests/fixtures/oracle/$c" --out "$work/reference_${c}_f16.json" --max-new-tokens 32 \
+    --dtype float16
+  verify "verify_cuda_sm75_$c" cuda_sm75 "${c}_f16"
+  record "verify_cuda_sm75_$c" $? "through PTX, f16 weights: $(gate_verdicts "verify_cuda_sm75_$c")"
+done
+
+# --- a checkpoint's weight dtype: run exactly, or refused at open ---------------
+# The same transformers-made model stored as f32, f16 and bf16, prepared as
+# stored: each engine either passes every gate or refuses at open naming the
+# dtypes; with consent (--allow-weight-rounding) it rounds, says so, and the
+# oracle gate runs against the oracle on the same rounded weights.
+dtype_models="$work/dtype_models"
+run_logged make_dtype_checkpoints "$python" tests/tools/make_dtype_checkpoints.py \
+  --config tests/fixtures/oracle/qwen3/config.json --out "$dtype_models"
+record make_dtype_checkpoints $? "f32, f16, bf16 copies of one model"
+declare -A torch_dtype=([f32]=float32 [f16]=float16 [bf16]=bfloat16)
+for dt in f32 f16 bf16; do
+  h prepare "$dtype_models/$dt" --out "$models/dtype_$dt" >>"$results/prepare.log" 2>&1
+  run_logged "reference_dtype_$dt" "$python" tests/tools/make_transformers_reference.py \
+    --model "$dtype_models/$dt" --out "$work/reference_dtype_$dt.json" --max-new-tokens 32 \
+    --dtype "${torch_dtype[$dt]}"
+  for plugin in cuda_sm90a cuda_sm75; do
+    log="weights_${dt}_$plugin"
+    verify "$log" "$plugin" "dtype_$dt"
+    rc=$?
+    if [[ $rc == 0 ]]; then
+      record "$log" 0 "runs the $dt weights exactly: $(gate_verdicts "$log")"
+    else
+      refusal=$(grep -o "weights are stored as [^(]*" "$results/$log.log" | head -1)
+      [[ $rc == 2 && -n "$refusal" ]]; record "$log" $? "exit $rc, refused at open: $refusal"
+    fi
+  done
+done
+run_logged weights_f32_cuda_sm90a_rounded env ALGENTA_ENGINE_LOG=1 "$host" --state-file "$state" \
+  verify --model "$models/dtype_f32" --plugin cuda_sm90a --lengths "$lengths" \
+  --allow-weight-rounding --json "$results/weights_f32_cuda_sm90a_rounded.json"
+verdicts=$(gate_verdicts weights_f32_cuda_sm90a_rounded)
+grep -q "weights rounded to bf16 with the operator's consent" "$results/weights_f32_cuda_sm90a_rounded.log" &&
+  ! grep -E '^(oracle|repeat|concurrent) ' "$results/weights_f32_cuda_sm90a_rounded.log" | grep -q FAIL &&
+  grep -qE '^oracle .*PASS' "$results/weights_f32_cuda_sm90a_rounded.log"
+record weights_f32_cuda_sm90a_with_consent $? "rounding stated; $verdicts" 
 grep -h "kernel launches per step" "$results"/verify_cuda_sm90a_*.log | sort -u >"$results/decode_launches.log"
 
 # --- planted bugs: every mutant must fail the gates ------------------------------

@@ -1,7 +1,9 @@
 /*
  * The smallest complete plugin a third party can ship: plain C, built against
  * core/include/algenta/plugin_abi.h alone. Tests build it in variants through
- * compile definitions (name, target, ABI major, a constructor marker).
+ * compile definitions (name, target, ABI major, a constructor marker, the
+ * echo engine) and against other copies of the header (the frozen 1.0 copy,
+ * a 1.1 test header) by force-including them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,21 +42,71 @@ struct AlgentaError {
 
 static const char* const kFamilies[] = {"llama"};
 static const AlgentaKernelInfo kKernels[] = {
-    {sizeof(AlgentaKernelInfo), "none", "none", "tests/plugins/minimal_plugin.c", "*"}};
+    {ALGENTA_KernelInfo_STRUCT_SIZE, "none", "none", "tests/plugins/minimal_plugin.c", "*"}};
+static const AlgentaPrecisionPolicy kPrecisions[] = {
+    {ALGENTA_PrecisionPolicy_STRUCT_SIZE, ALGENTA_PRECISION_EXACT, "exact",
+     ALGENTA_DTYPE_BIT(ALGENTA_DTYPE_F32)}};
 
 static const AlgentaDescriptor kDescriptor = {
-    sizeof(AlgentaDescriptor), PLUGIN_NAME, ALGENTA_ROLE_ENGINE, PLUGIN_TARGET, "test",
-    kFamilies, 1, NULL, 0, kKernels, 1, NULL, 0, NULL};
+    ALGENTA_Descriptor_STRUCT_SIZE, NULL, PLUGIN_NAME, ALGENTA_ROLE_ENGINE, PLUGIN_TARGET, "test",
+    kFamilies, 1,
+    NULL, 0, sizeof(AlgentaFactRange),
+    kKernels, 1, sizeof(AlgentaKernelInfo),
+    kPrecisions, 1, sizeof(AlgentaPrecisionPolicy),
+    NULL, 0};
 
 static struct AlgentaError kUnimplemented = {ALGENTA_STATUS_UNIMPLEMENTED,
                                              PLUGIN_NAME " runs no models"};
+static struct AlgentaError kBadArgs = {ALGENTA_STATUS_INVALID_ARGUMENT,
+                                       "Args struct smaller than ABI 1.0 defines"};
 
-static void error_destroy(AlgentaError* error) { (void)error; /* static */ }
-static AlgentaStatusCode error_code(const AlgentaError* error) { return error->code; }
-static void error_message(const AlgentaError* error, const char** message, size_t* size) {
-  *message = error->message;
-  *size = strlen(error->message);
+static void error_destroy(AlgentaErrorDestroy_Args* args) { (void)args; /* errors are static */ }
+static void error_code(AlgentaErrorCode_Args* args) {
+  if (args->struct_size >= ALGENTA_ErrorCode_Args_STRUCT_SIZE_1_0) args->code = args->error->code;
 }
+static void error_message(AlgentaErrorMessage_Args* args) {
+  if (args->struct_size < ALGENTA_ErrorMessage_Args_STRUCT_SIZE_1_0) return;
+  args->message = args->error->message;
+  args->message_size = strlen(args->error->message);
+}
+
+#ifdef PLUGIN_ECHO_ENGINE
+/* The echo engine: the next token after a chunk is its last token + 1. It
+ * walks chunks by the caller's stride, so a newer host's larger chunks work. */
+static int g_engine;
+static AlgentaError* engine_open(AlgentaEngineOpen_Args* args) {
+  if (args->struct_size < ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_0) return &kBadArgs;
+  args->engine = (AlgentaEngine*)&g_engine;
+  args->served_max_context = 128;
+  args->vocab_size = 1000;
+  args->rounded_weight_values = 0;
+  args->max_weight_rounding = 0.0;
+  return NULL;
+}
+static AlgentaError* engine_step(AlgentaEngineStep_Args* args) {
+  if (args->struct_size < ALGENTA_EngineStep_Args_STRUCT_SIZE_1_0 ||
+      args->chunk_stride < ALGENTA_SequenceChunk_STRUCT_SIZE_1_0) {
+    return &kBadArgs;
+  }
+  for (size_t i = 0; i < args->chunk_count; ++i) {
+    const AlgentaSequenceChunk* chunk =
+        ALGENTA_ELEMENT_AT(AlgentaSequenceChunk, args->chunks, args->chunk_stride, i);
+    args->next_tokens[i] = chunk->tokens[chunk->token_count - 1] + 1;
+  }
+  return NULL;
+}
+static AlgentaError* sequences_free(AlgentaSequencesFree_Args* args) {
+  return args->struct_size < ALGENTA_SequencesFree_Args_STRUCT_SIZE_1_0 ? &kBadArgs : NULL;
+}
+static AlgentaError* memory_report(AlgentaMemoryReport_Args* args) {
+  if (args->struct_size < ALGENTA_MemoryReport_Args_STRUCT_SIZE_1_0) return &kBadArgs;
+  args->weight_bytes = 1;
+  args->kv_tokens_per_block = 16;
+  args->kv_blocks_total = 8;
+  args->kv_blocks_free = 8;
+  return NULL;
+}
+#else
 static AlgentaError* engine_open(AlgentaEngineOpen_Args* args) {
   (void)args;
   return &kUnimplemented;
@@ -71,12 +123,16 @@ static AlgentaError* memory_report(AlgentaMemoryReport_Args* args) {
   (void)args;
   return &kUnimplemented;
 }
-static void engine_close(AlgentaEngine* engine) { (void)engine; }
+#endif
+static AlgentaError* engine_close(AlgentaEngineClose_Args* args) {
+  return args->struct_size < ALGENTA_EngineClose_Args_STRUCT_SIZE_1_0 ? &kBadArgs : NULL;
+}
 
 static const AlgentaPluginV1 kTable = {
-    sizeof(AlgentaPluginV1), PLUGIN_ABI_MAJOR, ALGENTA_ABI_MINOR, &kDescriptor,
-    error_destroy,           error_code,       error_message,     engine_open,
-    engine_step,             sequences_free,   memory_report,     engine_close};
+    ALGENTA_PluginV1_STRUCT_SIZE, NULL,          PLUGIN_ABI_MAJOR, ALGENTA_ABI_MINOR,
+    &kDescriptor,            error_destroy, error_code,       error_message,
+    engine_open,             engine_step,   sequences_free,   memory_report,
+    engine_close};
 
 ALGENTA_EXPORT const AlgentaPluginV1* algenta_plugin_entry(uint32_t host_abi_major) {
   return host_abi_major == PLUGIN_ABI_MAJOR ? &kTable : NULL;

@@ -172,10 +172,10 @@ TEST_CASE("oracle: open writes back the context and vocabulary; memory follows t
   const FamilyCheckpoint ckpt("llama");
   AlgentaEngineOpen_Args args{};
   REQUIRE(Engine::try_open(plugin, ckpt.path, {}, &args).ok());
-  CHECK(args.max_context == 64);  // max_position_embeddings
+  CHECK(args.served_max_context == 64);  // max_position_embeddings
   CHECK(args.vocab_size == 101);
   REQUIRE(Engine::try_open(plugin, ckpt.path, {.max_context = 20}, &args).ok());
-  CHECK(args.max_context == 20);
+  CHECK(args.served_max_context == 20);
 
   Engine engine(plugin, ckpt.path);
   const AlgentaMemoryReport_Args empty = engine.memory();

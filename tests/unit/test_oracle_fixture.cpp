@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "checkpoint/resident_format.hpp"
+#include "loader/plugin_calls.hpp"
 #include "random/splitmix64.hpp"
 #include "support/bundle_fixture.hpp"
 
@@ -374,12 +375,9 @@ Plugin::~Plugin() { dlclose(library_); }
 Outcome outcome_of(const AlgentaPluginV1& table, AlgentaError* error) {
   Outcome outcome;
   if (error == nullptr) return outcome;
-  outcome.code = table.error_code(error);
-  const char* message = nullptr;
-  std::size_t size = 0;
-  table.error_message(error, &message, &size);
-  outcome.message.assign(message, size);
-  table.error_destroy(error);
+  const loader::PluginFailure failure = loader::take_error(table, error);
+  outcome.code = failure.code;
+  outcome.message = failure.message;
   return outcome;
 }
 
@@ -411,9 +409,11 @@ class ScopedEnv {
 
 AlgentaEngineOpen_Args open_args(const std::string& dir, const EngineOptions& options) {
   AlgentaEngineOpen_Args args{};
-  args.struct_size = sizeof(args);
+  args.struct_size = ALGENTA_EngineOpen_Args_STRUCT_SIZE;
   args.checkpoint_dir = dir.c_str();
-  args.max_context = options.max_context;
+  args.precision = ALGENTA_PRECISION_EXACT;
+  args.round_weights_to = options.round_weights_to;
+  args.requested_max_context = options.max_context;
   args.max_sequences = options.max_sequences;
   return args;
 }
@@ -427,7 +427,7 @@ Outcome Engine::try_open(const Plugin& plugin, const fs::path& checkpoint,
   const std::string dir = checkpoint.string();
   AlgentaEngineOpen_Args args = open_args(dir, options);
   const Outcome outcome = outcome_of(plugin.table(), plugin.table().engine_open(&args));
-  if (outcome.ok()) plugin.table().engine_close(args.engine);
+  if (outcome.ok()) loader::close_engine(plugin.table(), args.engine);
   if (out != nullptr) {
     *out = args;
     out->checkpoint_dir = nullptr;
@@ -446,10 +446,10 @@ Engine::Engine(const Plugin& plugin, const fs::path& checkpoint, const EngineOpt
   if (!outcome.ok()) throw std::runtime_error("engine_open: " + outcome.message);
   engine_ = args.engine;
   vocab_ = args.vocab_size;
-  max_context_ = args.max_context;
+  max_context_ = args.served_max_context;
 }
 
-Engine::~Engine() { plugin_.table().engine_close(engine_); }
+Engine::~Engine() { loader::close_engine(plugin_.table(), engine_); }
 
 StepOutput Engine::step(const std::vector<ChunkSpec>& chunks,
                         std::optional<std::size_t> logits_capacity) {
@@ -457,12 +457,12 @@ StepOutput Engine::step(const std::vector<ChunkSpec>& chunks,
   std::size_t requested = 0;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const ChunkSpec& c = chunks[i];
-    raw[i].struct_size = sizeof(AlgentaSequenceChunk);
+    raw[i].struct_size = ALGENTA_SequenceChunk_STRUCT_SIZE;
     raw[i].sequence_id = c.sequence_id;
     raw[i].tokens = c.tokens.data();
     raw[i].token_count = static_cast<std::uint32_t>(c.tokens.size());
     raw[i].start_position = c.start_position;
-    raw[i].want_logits = c.want_logits;
+    raw[i].want_logits = static_cast<AlgentaLogitsRequest>(c.want_logits);
     if (c.want_logits == ALGENTA_LOGITS_LAST) requested += vocab_;
     if (c.want_logits == ALGENTA_LOGITS_ALL) requested += c.tokens.size() * vocab_;
   }
@@ -470,10 +470,11 @@ StepOutput Engine::step(const std::vector<ChunkSpec>& chunks,
   output.next_tokens.assign(chunks.size(), -1);
   output.logits.assign(logits_capacity.value_or(requested), 0.0f);
   AlgentaEngineStep_Args args{};
-  args.struct_size = sizeof(args);
+  args.struct_size = ALGENTA_EngineStep_Args_STRUCT_SIZE;
   args.engine = engine_;
   args.chunks = raw.data();
   args.chunk_count = raw.size();
+  args.chunk_stride = sizeof(AlgentaSequenceChunk);
   args.next_tokens = output.next_tokens.data();
   args.logits = output.logits.empty() ? nullptr : output.logits.data();
   args.logits_capacity = output.logits.size();
@@ -483,7 +484,7 @@ StepOutput Engine::step(const std::vector<ChunkSpec>& chunks,
 
 Outcome Engine::free(const std::vector<std::uint64_t>& ids) {
   AlgentaSequencesFree_Args args{};
-  args.struct_size = sizeof(args);
+  args.struct_size = ALGENTA_SequencesFree_Args_STRUCT_SIZE;
   args.engine = engine_;
   args.sequence_ids = ids.data();
   args.sequence_count = ids.size();
@@ -492,7 +493,7 @@ Outcome Engine::free(const std::vector<std::uint64_t>& ids) {
 
 AlgentaMemoryReport_Args Engine::memory() {
   AlgentaMemoryReport_Args args{};
-  args.struct_size = sizeof(args);
+  args.struct_size = ALGENTA_MemoryReport_Args_STRUCT_SIZE;
   args.engine = engine_;
   const Outcome outcome = outcome_of(plugin_.table(), plugin_.table().memory_report(&args));
   if (!outcome.ok()) throw std::runtime_error("memory_report: " + outcome.message);

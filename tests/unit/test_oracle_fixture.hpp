@@ -91,6 +91,7 @@ struct StepOutput {
 struct EngineOptions {
   std::uint32_t max_context = 0;
   std::uint32_t max_sequences = 0;
+  AlgentaDtype round_weights_to = ALGENTA_DTYPE_NONE;
   std::string threads;  // ALGENTA_ORACLE_THREADS during open, unset when empty
   std::string isa;      // ALGENTA_ORACLE_ISA during open, unset when empty
 };

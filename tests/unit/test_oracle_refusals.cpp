@@ -204,7 +204,7 @@ TEST_CASE("oracle: open refuses missing and misshaped tensors and a context too 
     const Outcome outcome = Engine::try_open(plugin, write_model(dir, good), {.max_context = 65});
     CHECK(outcome.code == ALGENTA_STATUS_INVALID_ARGUMENT);
     CHECK_THAT(outcome.message,
-               Contains("max_context 65") && Contains("max_position_embeddings 64"));
+               Contains("requested_max_context 65") && Contains("max_position_embeddings 64"));
   }
   SECTION("a directory that is no checkpoint") {
     const TempDir dir;

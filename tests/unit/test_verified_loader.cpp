@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "loader/plugin_calls.hpp"
 #include "loader/verified_loader.hpp"
 #include "manifest/trust.hpp"
 #include "support/bundle_fixture.hpp"
@@ -70,11 +71,12 @@ TEST_CASE("a third-party plugin signed under its own key loads and answers", "[l
 
   // The plugin answers calls through the table, with errors it owns.
   AlgentaEngineOpen_Args args{};
-  args.struct_size = sizeof args;
+  args.struct_size = ALGENTA_EngineOpen_Args_STRUCT_SIZE;
   AlgentaError* error = plugin->table().engine_open(&args);
   REQUIRE(error != nullptr);
-  CHECK(plugin->table().error_code(error) == ALGENTA_STATUS_UNIMPLEMENTED);
-  plugin->table().error_destroy(error);
+  const loader::PluginFailure failure = loader::take_error(plugin->table(), error);
+  CHECK(failure.code == ALGENTA_STATUS_UNIMPLEMENTED);
+  CHECK(failure.message == "acme_engine runs no models");
 }
 
 TEST_CASE("the loader refuses files that do not match their entry", "[loader]") {

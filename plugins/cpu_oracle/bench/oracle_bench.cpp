@@ -25,6 +25,7 @@
 #include "algenta/plugin_abi.h"
 #include "checkpoint/dtype_convert.hpp"
 #include "checkpoint/resident_format.hpp"
+#include "loader/plugin_calls.hpp"
 #include "random/splitmix64.hpp"
 
 namespace {
@@ -150,12 +151,7 @@ Options parse(int argc, char** argv) {
 
 void check(const AlgentaPluginV1* table, AlgentaError* error, const char* what) {
   if (error == nullptr) return;
-  const char* message = nullptr;
-  std::size_t size = 0;
-  table->error_message(error, &message, &size);
-  const std::string text(message, size);
-  table->error_destroy(error);
-  throw std::runtime_error(std::string(what) + ": " + text);
+  throw std::runtime_error(std::string(what) + ": " + algenta::loader::take_error(*table, error).message);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -174,20 +170,20 @@ int run(const Options& o) {
 
   const std::string dir = o.checkpoint.string();
   AlgentaEngineOpen_Args open{};
-  open.struct_size = sizeof(open);
+  open.struct_size = ALGENTA_EngineOpen_Args_STRUCT_SIZE;
   open.checkpoint_dir = dir.c_str();
-  open.max_context = 0;
+  open.precision = ALGENTA_PRECISION_EXACT;
   auto start = std::chrono::steady_clock::now();
   check(table, table->engine_open(&open), "engine_open");
   std::printf("open: %.2f s (vocab %u, context %u)\n", seconds_since(start), open.vocab_size,
-              open.max_context);
+              open.served_max_context);
 
   Random random(o.seed ^ 0x70726f6d7074ull);
   std::vector<std::int32_t> prompt(o.prompt);
   for (std::int32_t& t : prompt) t = static_cast<std::int32_t>(random.next() % kVocab);
 
   AlgentaSequenceChunk chunk{};
-  chunk.struct_size = sizeof(chunk);
+  chunk.struct_size = ALGENTA_SequenceChunk_STRUCT_SIZE;
   chunk.sequence_id = 1;
   chunk.tokens = prompt.data();
   chunk.token_count = o.prompt;
@@ -195,10 +191,11 @@ int run(const Options& o) {
   chunk.want_logits = ALGENTA_LOGITS_NONE;
   std::int32_t next = 0;
   AlgentaEngineStep_Args step{};
-  step.struct_size = sizeof(step);
+  step.struct_size = ALGENTA_EngineStep_Args_STRUCT_SIZE;
   step.engine = open.engine;
   step.chunks = &chunk;
   step.chunk_count = 1;
+  step.chunk_stride = sizeof(chunk);
   step.next_tokens = &next;
 
   start = std::chrono::steady_clock::now();
@@ -238,13 +235,15 @@ int run(const Options& o) {
   std::printf("first generated tokens: %s\n", tokens.c_str());
 
   AlgentaMemoryReport_Args memory{};
-  memory.struct_size = sizeof(memory);
+  memory.struct_size = ALGENTA_MemoryReport_Args_STRUCT_SIZE;
   memory.engine = open.engine;
   check(table, table->memory_report(&memory), "memory_report");
   const auto mib = [](std::uint64_t bytes) { return static_cast<double>(bytes) / 1048576.0; };
   std::printf("memory: weights %.1f MiB, kv %.1f MiB, workspace %.1f MiB\n",
               mib(memory.weight_bytes), mib(memory.kv_cache_bytes), mib(memory.workspace_bytes));
-  table->engine_close(open.engine);
+  if (const auto failure = algenta::loader::close_engine(*table, open.engine)) {
+    throw std::runtime_error("engine_close: " + failure->message);
+  }
   return 0;
 }
 

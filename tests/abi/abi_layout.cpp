@@ -1,0 +1,177 @@
+// Pins the layout of ABI 1.0 on LP64 Linux: the size and the offset of every
+// field of every struct, and each struct's ALGENTA_*_STRUCT_SIZE_1_0. Built
+// three times: against core/include's header, against the frozen copy
+// tests/abi/1.0/plugin_abi.h and against the 1.1 test header (both
+// force-included), so neither the header nor a later minor can move a 1.0
+// field. A later minor may grow a struct: sizeof is pinned only at minor 0.
+#include <cstddef>
+#include <cstdio>
+
+#include "algenta/plugin_abi.h"
+
+static_assert(sizeof(void*) == 8, "the pins below are for LP64 targets");
+
+namespace {
+
+int failures = 0;
+
+void pin(const char* what, std::size_t actual, std::size_t expected) {
+  if (actual == expected) return;
+  std::printf("FAIL %s is %zu, ABI 1.0 fixes it at %zu\n", what, actual, expected);
+  ++failures;
+}
+
+}  // namespace
+
+#define PIN_OFFSET(type, field, expected) pin(#type "." #field " offset", offsetof(type, field), expected)
+#define PIN_SIZE(type, expected) \
+  if (ALGENTA_ABI_MINOR == 0) pin("sizeof(" #type ")", sizeof(type), expected)
+
+// Every offset and every 1.0 size constant; sizeof is checked at minor 0.
+constexpr int kPins = 126;
+
+int main() {
+  PIN_SIZE(AlgentaExtension, 24);
+  PIN_OFFSET(AlgentaExtension, struct_size, 0);
+  PIN_OFFSET(AlgentaExtension, type, 8);
+  PIN_OFFSET(AlgentaExtension, next, 16);
+  PIN_SIZE(AlgentaErrorDestroy_Args, 24);
+  PIN_OFFSET(AlgentaErrorDestroy_Args, struct_size, 0);
+  PIN_OFFSET(AlgentaErrorDestroy_Args, extension, 8);
+  PIN_OFFSET(AlgentaErrorDestroy_Args, error, 16);
+  PIN_SIZE(AlgentaErrorCode_Args, 32);
+  PIN_OFFSET(AlgentaErrorCode_Args, struct_size, 0);
+  PIN_OFFSET(AlgentaErrorCode_Args, extension, 8);
+  PIN_OFFSET(AlgentaErrorCode_Args, error, 16);
+  PIN_OFFSET(AlgentaErrorCode_Args, code, 24);
+  PIN_SIZE(AlgentaErrorMessage_Args, 40);
+  PIN_OFFSET(AlgentaErrorMessage_Args, struct_size, 0);
+  PIN_OFFSET(AlgentaErrorMessage_Args, extension, 8);
+  PIN_OFFSET(AlgentaErrorMessage_Args, error, 16);
+  PIN_OFFSET(AlgentaErrorMessage_Args, message, 24);
+  PIN_OFFSET(AlgentaErrorMessage_Args, message_size, 32);
+  PIN_SIZE(AlgentaFactRange, 56);
+  PIN_OFFSET(AlgentaFactRange, struct_size, 0);
+  PIN_OFFSET(AlgentaFactRange, family, 8);
+  PIN_OFFSET(AlgentaFactRange, fact, 16);
+  PIN_OFFSET(AlgentaFactRange, kind, 24);
+  PIN_OFFSET(AlgentaFactRange, min_value, 32);
+  PIN_OFFSET(AlgentaFactRange, max_value, 40);
+  PIN_OFFSET(AlgentaFactRange, allowed, 48);
+  PIN_SIZE(AlgentaKernelInfo, 40);
+  PIN_OFFSET(AlgentaKernelInfo, struct_size, 0);
+  PIN_OFFSET(AlgentaKernelInfo, name, 8);
+  PIN_OFFSET(AlgentaKernelInfo, role, 16);
+  PIN_OFFSET(AlgentaKernelInfo, module, 24);
+  PIN_OFFSET(AlgentaKernelInfo, families, 32);
+  PIN_SIZE(AlgentaPrecisionPolicy, 32);
+  PIN_OFFSET(AlgentaPrecisionPolicy, struct_size, 0);
+  PIN_OFFSET(AlgentaPrecisionPolicy, precision, 8);
+  PIN_OFFSET(AlgentaPrecisionPolicy, name, 16);
+  PIN_OFFSET(AlgentaPrecisionPolicy, weight_dtypes, 24);
+  PIN_SIZE(AlgentaDescriptor, 152);
+  PIN_OFFSET(AlgentaDescriptor, struct_size, 0);
+  PIN_OFFSET(AlgentaDescriptor, extension, 8);
+  PIN_OFFSET(AlgentaDescriptor, name, 16);
+  PIN_OFFSET(AlgentaDescriptor, role, 24);
+  PIN_OFFSET(AlgentaDescriptor, target, 32);
+  PIN_OFFSET(AlgentaDescriptor, version, 40);
+  PIN_OFFSET(AlgentaDescriptor, families, 48);
+  PIN_OFFSET(AlgentaDescriptor, family_count, 56);
+  PIN_OFFSET(AlgentaDescriptor, fact_ranges, 64);
+  PIN_OFFSET(AlgentaDescriptor, fact_range_count, 72);
+  PIN_OFFSET(AlgentaDescriptor, fact_range_stride, 80);
+  PIN_OFFSET(AlgentaDescriptor, kernels, 88);
+  PIN_OFFSET(AlgentaDescriptor, kernel_count, 96);
+  PIN_OFFSET(AlgentaDescriptor, kernel_stride, 104);
+  PIN_OFFSET(AlgentaDescriptor, precisions, 112);
+  PIN_OFFSET(AlgentaDescriptor, precision_count, 120);
+  PIN_OFFSET(AlgentaDescriptor, precision_stride, 128);
+  PIN_OFFSET(AlgentaDescriptor, host_libraries, 136);
+  PIN_OFFSET(AlgentaDescriptor, host_library_count, 144);
+  PIN_SIZE(AlgentaEngineOpen_Args, 88);
+  PIN_OFFSET(AlgentaEngineOpen_Args, struct_size, 0);
+  PIN_OFFSET(AlgentaEngineOpen_Args, extension, 8);
+  PIN_OFFSET(AlgentaEngineOpen_Args, checkpoint_dir, 16);
+  PIN_OFFSET(AlgentaEngineOpen_Args, device_ordinal, 24);
+  PIN_OFFSET(AlgentaEngineOpen_Args, precision, 28);
+  PIN_OFFSET(AlgentaEngineOpen_Args, round_weights_to, 32);
+  PIN_OFFSET(AlgentaEngineOpen_Args, requested_max_context, 36);
+  PIN_OFFSET(AlgentaEngineOpen_Args, max_sequences, 40);
+  PIN_OFFSET(AlgentaEngineOpen_Args, kv_cache_bytes, 48);
+  PIN_OFFSET(AlgentaEngineOpen_Args, engine, 56);
+  PIN_OFFSET(AlgentaEngineOpen_Args, served_max_context, 64);
+  PIN_OFFSET(AlgentaEngineOpen_Args, vocab_size, 68);
+  PIN_OFFSET(AlgentaEngineOpen_Args, rounded_weight_values, 72);
+  PIN_OFFSET(AlgentaEngineOpen_Args, max_weight_rounding, 80);
+  PIN_SIZE(AlgentaSequenceChunk, 40);
+  PIN_OFFSET(AlgentaSequenceChunk, struct_size, 0);
+  PIN_OFFSET(AlgentaSequenceChunk, sequence_id, 8);
+  PIN_OFFSET(AlgentaSequenceChunk, tokens, 16);
+  PIN_OFFSET(AlgentaSequenceChunk, token_count, 24);
+  PIN_OFFSET(AlgentaSequenceChunk, start_position, 28);
+  PIN_OFFSET(AlgentaSequenceChunk, want_logits, 32);
+  PIN_SIZE(AlgentaEngineStep_Args, 72);
+  PIN_OFFSET(AlgentaEngineStep_Args, struct_size, 0);
+  PIN_OFFSET(AlgentaEngineStep_Args, extension, 8);
+  PIN_OFFSET(AlgentaEngineStep_Args, engine, 16);
+  PIN_OFFSET(AlgentaEngineStep_Args, chunks, 24);
+  PIN_OFFSET(AlgentaEngineStep_Args, chunk_count, 32);
+  PIN_OFFSET(AlgentaEngineStep_Args, chunk_stride, 40);
+  PIN_OFFSET(AlgentaEngineStep_Args, next_tokens, 48);
+  PIN_OFFSET(AlgentaEngineStep_Args, logits, 56);
+  PIN_OFFSET(AlgentaEngineStep_Args, logits_capacity, 64);
+  PIN_SIZE(AlgentaSequencesFree_Args, 40);
+  PIN_OFFSET(AlgentaSequencesFree_Args, struct_size, 0);
+  PIN_OFFSET(AlgentaSequencesFree_Args, extension, 8);
+  PIN_OFFSET(AlgentaSequencesFree_Args, engine, 16);
+  PIN_OFFSET(AlgentaSequencesFree_Args, sequence_ids, 24);
+  PIN_OFFSET(AlgentaSequencesFree_Args, sequence_count, 32);
+  PIN_SIZE(AlgentaMemoryReport_Args, 80);
+  PIN_OFFSET(AlgentaMemoryReport_Args, struct_size, 0);
+  PIN_OFFSET(AlgentaMemoryReport_Args, extension, 8);
+  PIN_OFFSET(AlgentaMemoryReport_Args, engine, 16);
+  PIN_OFFSET(AlgentaMemoryReport_Args, weight_bytes, 24);
+  PIN_OFFSET(AlgentaMemoryReport_Args, kv_cache_bytes, 32);
+  PIN_OFFSET(AlgentaMemoryReport_Args, workspace_bytes, 40);
+  PIN_OFFSET(AlgentaMemoryReport_Args, device_free_bytes, 48);
+  PIN_OFFSET(AlgentaMemoryReport_Args, device_total_bytes, 56);
+  PIN_OFFSET(AlgentaMemoryReport_Args, kv_tokens_per_block, 64);
+  PIN_OFFSET(AlgentaMemoryReport_Args, kv_blocks_total, 68);
+  PIN_OFFSET(AlgentaMemoryReport_Args, kv_blocks_free, 72);
+  PIN_SIZE(AlgentaEngineClose_Args, 24);
+  PIN_OFFSET(AlgentaEngineClose_Args, struct_size, 0);
+  PIN_OFFSET(AlgentaEngineClose_Args, extension, 8);
+  PIN_OFFSET(AlgentaEngineClose_Args, engine, 16);
+  PIN_SIZE(AlgentaPluginV1, 96);
+  PIN_OFFSET(AlgentaPluginV1, struct_size, 0);
+  PIN_OFFSET(AlgentaPluginV1, extension, 8);
+  PIN_OFFSET(AlgentaPluginV1, abi_major, 16);
+  PIN_OFFSET(AlgentaPluginV1, abi_minor, 20);
+  PIN_OFFSET(AlgentaPluginV1, descriptor, 24);
+  PIN_OFFSET(AlgentaPluginV1, error_destroy, 32);
+  PIN_OFFSET(AlgentaPluginV1, error_code, 40);
+  PIN_OFFSET(AlgentaPluginV1, error_message, 48);
+  PIN_OFFSET(AlgentaPluginV1, engine_open, 56);
+  PIN_OFFSET(AlgentaPluginV1, engine_step, 64);
+  PIN_OFFSET(AlgentaPluginV1, sequences_free, 72);
+  PIN_OFFSET(AlgentaPluginV1, memory_report, 80);
+  PIN_OFFSET(AlgentaPluginV1, engine_close, 88);
+  pin("ALGENTA_Extension_STRUCT_SIZE_1_0", ALGENTA_Extension_STRUCT_SIZE_1_0, 24);
+  pin("ALGENTA_ErrorDestroy_Args_STRUCT_SIZE_1_0", ALGENTA_ErrorDestroy_Args_STRUCT_SIZE_1_0, 24);
+  pin("ALGENTA_ErrorCode_Args_STRUCT_SIZE_1_0", ALGENTA_ErrorCode_Args_STRUCT_SIZE_1_0, 28);
+  pin("ALGENTA_ErrorMessage_Args_STRUCT_SIZE_1_0", ALGENTA_ErrorMessage_Args_STRUCT_SIZE_1_0, 40);
+  pin("ALGENTA_FactRange_STRUCT_SIZE_1_0", ALGENTA_FactRange_STRUCT_SIZE_1_0, 56);
+  pin("ALGENTA_KernelInfo_STRUCT_SIZE_1_0", ALGENTA_KernelInfo_STRUCT_SIZE_1_0, 40);
+  pin("ALGENTA_PrecisionPolicy_STRUCT_SIZE_1_0", ALGENTA_PrecisionPolicy_STRUCT_SIZE_1_0, 28);
+  pin("ALGENTA_Descriptor_STRUCT_SIZE_1_0", ALGENTA_Descriptor_STRUCT_SIZE_1_0, 152);
+  pin("ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_0", ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_0, 88);
+  pin("ALGENTA_SequenceChunk_STRUCT_SIZE_1_0", ALGENTA_SequenceChunk_STRUCT_SIZE_1_0, 36);
+  pin("ALGENTA_EngineStep_Args_STRUCT_SIZE_1_0", ALGENTA_EngineStep_Args_STRUCT_SIZE_1_0, 72);
+  pin("ALGENTA_SequencesFree_Args_STRUCT_SIZE_1_0", ALGENTA_SequencesFree_Args_STRUCT_SIZE_1_0, 40);
+  pin("ALGENTA_MemoryReport_Args_STRUCT_SIZE_1_0", ALGENTA_MemoryReport_Args_STRUCT_SIZE_1_0, 76);
+  pin("ALGENTA_EngineClose_Args_STRUCT_SIZE_1_0", ALGENTA_EngineClose_Args_STRUCT_SIZE_1_0, 24);
+  pin("ALGENTA_PluginV1_STRUCT_SIZE_1_0", ALGENTA_PluginV1_STRUCT_SIZE_1_0, 96);
+  std::printf("%d passed, %d failed\n", kPins - failures, failures);
+  return failures == 0 ? 0 : 1;
+}
