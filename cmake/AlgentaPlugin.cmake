@@ -1,7 +1,9 @@
 # Shared settings for every plugin shared object (ours and test plugins):
 # hidden visibility, a version script exporting only algenta_plugin_entry,
-# no undefined symbols, output into the given bundle directory, and no group
-# or other write on the file whatever the umask.
+# no undefined symbols, no RPATH/RUNPATH (the host refuses plugins whose
+# search path could lead to unverified code; declared host libraries are
+# preloaded by absolute path), output into the given bundle directory, and
+# no group or other write on the file whatever the umask.
 set(ALGENTA_PLUGIN_EXPORTS_MAP ${CMAKE_CURRENT_LIST_DIR}/plugin_exports.map)
 
 function(algenta_plugin_settings target output_dir)
@@ -10,6 +12,9 @@ function(algenta_plugin_settings target output_dir)
     CXX_VISIBILITY_PRESET hidden
     CUDA_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
+    SKIP_BUILD_RPATH ON
+    BUILD_WITH_INSTALL_RPATH OFF
+    INSTALL_RPATH ""
     LIBRARY_OUTPUT_DIRECTORY ${output_dir})
   algenta_private_directory(${output_dir})
   add_custom_command(TARGET ${target} POST_BUILD

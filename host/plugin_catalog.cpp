@@ -4,6 +4,7 @@
 #include <iostream>
 #include <set>
 
+#include "loader/host_config.hpp"
 #include "manifest/trusted_paths.hpp"
 #include "path_trust/path_trust.hpp"
 
@@ -55,6 +56,12 @@ Catalog build_catalog(const HostPaths& paths, std::int64_t now_unix_seconds) {
   if (const auto why = path_trust::untrusted_reason(paths.plugins_root, "plugins root")) {
     catalog.rejected.push_back({paths.plugins_root.string(), *why});
     return catalog;
+  }
+  try {
+    catalog.library_directories = loader::load_host_config(paths.host_config).library_directories;
+  } catch (const std::exception& e) {
+    catalog.rejected.push_back({paths.host_config.string(), e.what()});
+    return catalog;  // fail closed: a doubtful library directory could run anything
   }
   manifest::VersionState state;
   try {

@@ -62,12 +62,12 @@ TEST_CASE("algenta-sign makes keys, keyrings and manifests without group or othe
   CHECK(verified.exit_code == 0);
 }
 
-TEST_CASE("the build tree's bundle and keyring carry no group or other write",
+TEST_CASE("the build tree's bundle, keyring and host configuration carry no group or other write",
           "[path-trust][vendor]") {
   const fs::path build = ALGENTA_TEST_BUILD_DIR;
   for (const fs::path& path :
        {build, build / "lib" / "algenta" / "plugins", test::vendor_bundle_dir(),
-        build / "etc" / "algenta" / "keyring",
+        build / "etc" / "algenta" / "keyring", build / "etc" / "algenta" / "host.json",
         test::test_plugin_dir()}) {
     INFO(path.string());
     CHECK((mode_of(path) & 022) == 0);

@@ -1,6 +1,6 @@
 // The who-may-write rule where the host reads what it trusts: plugin files
 // and bundle directories (loader), manifest and signature (verify_bundle),
-// keyring, version state file, plugins root.
+// keyring, version state file, plugins root, host configuration.
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
@@ -164,7 +164,7 @@ TEST_CASE("the keyring and the version state file must be changeable only by tru
   }
 }
 
-TEST_CASE("algenta-host refuses a plugins root or state file others could change",
+TEST_CASE("algenta-host refuses a plugins root, state file or host configuration others could change",
           "[host-cli][path-trust]") {
   REQUIRE(test::stranger_ids_unused());
   test::TempDir temp;
@@ -192,9 +192,21 @@ TEST_CASE("algenta-host refuses a plugins root or state file others could change
     CHECK_THAT(r.output, Contains("version state file " + state.string() + " is owned by uid 4242"));
     CHECK_THAT(r.output, !Contains("accepted (version"));
   }
-  SECTION("control: all trusted, the bundle is accepted") {
+  SECTION("host configuration") {
+    const fs::path config = temp.path() / "host.json";
+    test::write_file(config, "{\"library_directories\": []}\n");
+    fs::permissions(config, fs::perms(0666));
+    const test::CommandResult r =
+        test::run_command("ALGENTA_HOST_CONFIG=" + config.string() + " " + host + " doctor");
+    INFO(r.output);
+    CHECK_THAT(r.output, Contains("host configuration " + config.string() +
+                                  " is world-writable (mode 0666)"));
+    CHECK_THAT(r.output, !Contains("accepted (version"));
+  }
+  SECTION("control: all trusted, the bundle is accepted and the host libraries listed") {
     const test::CommandResult r = test::run_command(host + " doctor");
     INFO(r.output);
     CHECK_THAT(r.output, Contains("accepted (version"));
+    CHECK_THAT(r.output, Contains("library directories: /lib/x86_64-linux-gnu"));
   }
 }
