@@ -1,12 +1,11 @@
 // `algenta-host doctor`: everything an operator needs to see why this host
 // would or would not serve: driver, GPUs, keyring, bundles and their
 // verdicts, every plugin file's digest, host libraries, and the selection.
-#include <dlfcn.h>
-
 #include <iostream>
 #include <set>
 
 #include "commands.hpp"
+#include "loader/library_policy.hpp"
 #include "loader/verified_loader.hpp"
 #include "plugin_catalog.hpp"
 #include "plugin_report.hpp"
@@ -59,18 +58,26 @@ void report_bundles(const HostPaths& paths, const Catalog& catalog) {
   }
 }
 
-void report_host_libraries(const Catalog& catalog) {
+// Where each declared host library would be loaded from: the first allowed
+// directory (system, then the host configuration's) that holds it.
+void report_host_libraries(const HostPaths& paths, const Catalog& catalog) {
   std::set<std::string> sonames;
   for (const loader::Candidate& c : catalog.candidates) {
     sonames.insert(c.entry.host_libraries.begin(), c.entry.host_libraries.end());
   }
-  std::cout << "host libraries:\n";
+  const std::vector<std::filesystem::path> allowed =
+      loader::allowed_library_directories(catalog.library_directories);
+  std::cout << "host configuration: " << paths.host_config.string() << "\n";
+  std::cout << "library directories:";
+  for (const std::filesystem::path& directory : allowed) std::cout << " " << directory.string();
+  std::cout << "\nhost libraries:\n";
   for (const std::string& soname : sonames) {
-    void* handle = ::dlopen(soname.c_str(), RTLD_LAZY | RTLD_LOCAL);
-    const char* why = handle == nullptr ? ::dlerror() : nullptr;
-    std::cout << "  " << soname << ": " << (handle != nullptr ? "found" : "MISSING")
-              << (why != nullptr ? std::string(" (") + why + ")" : "") << "\n";
-    if (handle != nullptr) ::dlclose(handle);
+    try {
+      std::cout << "  " << soname << ": " << loader::resolve_host_library(soname, allowed).string()
+                << "\n";
+    } catch (const std::exception& e) {
+      std::cout << "  " << soname << ": MISSING (" << e.what() << ")\n";
+    }
   }
 }
 
@@ -89,10 +96,14 @@ bool report_selection(const Catalog& catalog, const loader::GpuProbeResult& gpus
   std::cout << "  selected " << selection.chosen->entry.name << " from "
             << selection.chosen->bundle << "\n";
   try {
-    const auto plugin =
-        loader::load_verified_plugin(selection.chosen->bundle, selection.chosen->entry);
+    const auto plugin = loader::load_verified_plugin(
+        selection.chosen->bundle, selection.chosen->entry, {}, catalog.library_directories);
     std::cout << "  loaded through the verified path (sealed memfd); descriptor: "
               << describe_descriptor(plugin->table()) << "\n";
+    for (const loader::HostLibrary& library : plugin->host_libraries()) {
+      std::cout << "  host library " << library.soname << " loaded from " << library.path.string()
+                << "\n";
+    }
   } catch (const std::exception& e) {
     std::cout << "  load REFUSED: " << e.what() << "\n";
     return false;
@@ -107,7 +118,7 @@ int run_doctor(const HostPaths& paths) {
   report_driver(gpus);
   const Catalog catalog = build_catalog(paths, unix_now());
   report_bundles(paths, catalog);
-  report_host_libraries(catalog);
+  report_host_libraries(paths, catalog);
   const bool selected = report_selection(catalog, gpus);
   return selected ? kExitOk : kExitRefused;
 }

@@ -1,12 +1,11 @@
 // `algenta-host serve`: verify bundles, find the GPU, select exactly one
 // engine, load it through the verified path, open the checkpoint.
-#include <dlfcn.h>
-
 #include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
 #include "engine_session.hpp"
+#include "loader/library_policy.hpp"
 #include "loader/verified_loader.hpp"
 #include "plugin_catalog.hpp"
 #include "plugin_choice.hpp"
@@ -28,10 +27,13 @@ std::string requirement_verdict(const Catalog& catalog, const loader::Candidate&
   const loader::Selection by_name =
       loader::select_plugin(catalog.candidates, gpus, candidate.entry.name, true);
   if (!by_name.chosen) return "no: " + by_name.failure;
+  const auto allowed = loader::allowed_library_directories(catalog.library_directories);
   for (const std::string& soname : candidate.entry.host_libraries) {
-    void* handle = ::dlopen(soname.c_str(), RTLD_LAZY | RTLD_LOCAL);
-    if (handle == nullptr) return "no: host library " + soname + " not found";
-    ::dlclose(handle);
+    try {
+      loader::resolve_host_library(soname, allowed);
+    } catch (const std::exception& e) {
+      return std::string("no: ") + e.what();
+    }
   }
   if (candidate.entry.role == "oracle") return "yes (only when named, with --allow-oracle)";
   const loader::Selection automatic = loader::select_plugin(catalog.candidates, gpus, "auto", false);

@@ -35,6 +35,7 @@ HostPaths default_host_paths() {
   paths.plugins_root = from_env("ALGENTA_PLUGINS_ROOT", prefix / "lib" / "algenta" / "plugins");
   paths.keyring_dir = from_env("ALGENTA_KEYRING", prefix / "etc" / "algenta" / "keyring");
   paths.state_file = from_env("ALGENTA_STATE_FILE", default_state_file());
+  paths.host_config = from_env("ALGENTA_HOST_CONFIG", prefix / "etc" / "algenta" / "host.json");
   return paths;
 }
 

@@ -11,10 +11,11 @@ struct HostPaths {
   std::filesystem::path plugins_root;  // one subdirectory per signed bundle
   std::filesystem::path keyring_dir;   // trusted Ed25519 public keys (*.pub)
   std::filesystem::path state_file;    // highest manifest versions accepted
+  std::filesystem::path host_config;   // host.json: extra library directories
 };
 
 // Defaults, then environment (ALGENTA_PLUGINS_ROOT, ALGENTA_KEYRING,
-// ALGENTA_STATE_FILE); command-line flags override these afterwards.
+// ALGENTA_STATE_FILE, ALGENTA_HOST_CONFIG); command-line flags override these afterwards.
 HostPaths default_host_paths();
 
 }  // namespace algenta::host

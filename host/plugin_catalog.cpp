@@ -4,6 +4,10 @@
 #include <iostream>
 #include <set>
 
+#include "loader/host_config.hpp"
+#include "manifest/trusted_paths.hpp"
+#include "path_trust/path_trust.hpp"
+
 namespace algenta::host {
 namespace fs = std::filesystem;
 namespace {
@@ -48,8 +52,20 @@ Catalog build_catalog(const HostPaths& paths, std::int64_t now_unix_seconds) {
                                 "plugins root is not a directory; no plugin can be loaded"});
     return catalog;
   }
+  // Whoever can write the root can add or swap whole bundles.
+  if (const auto why = path_trust::untrusted_reason(paths.plugins_root, "plugins root")) {
+    catalog.rejected.push_back({paths.plugins_root.string(), *why});
+    return catalog;
+  }
+  try {
+    catalog.library_directories = loader::load_host_config(paths.host_config).library_directories;
+  } catch (const std::exception& e) {
+    catalog.rejected.push_back({paths.host_config.string(), e.what()});
+    return catalog;  // fail closed: a doubtful library directory could run anything
+  }
   manifest::VersionState state;
   try {
+    manifest::require_trusted_state_file(paths.state_file);
     state = manifest::VersionState::load(paths.state_file);
   } catch (const std::exception& e) {
     catalog.rejected.push_back({paths.state_file.string(), e.what()});

@@ -13,6 +13,9 @@ namespace algenta::host {
 
 struct Catalog {
   std::string keyring_problem;  // set when the keyring itself cannot be read
+  // From the host configuration: where declared host libraries may be found
+  // besides the system directories (pass to load_verified_plugin).
+  std::vector<std::filesystem::path> library_directories;
   std::vector<manifest::BundleVerdict> bundles;
   std::vector<loader::Candidate> candidates;  // entries of accepted bundles
   std::vector<loader::Rejection> rejected;    // refused bundles, unlisted files

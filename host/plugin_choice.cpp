@@ -31,7 +31,8 @@ std::unique_ptr<loader::LoadedPlugin> choose_and_load(const Catalog& catalog,
   log_rejections(selection.rejected);
   if (!selection.chosen) throw ChoiceRefused(selection.failure);
   try {
-    auto plugin = loader::load_verified_plugin(selection.chosen->bundle, selection.chosen->entry);
+    auto plugin = loader::load_verified_plugin(selection.chosen->bundle, selection.chosen->entry, {},
+                                              catalog.library_directories);
     std::cerr << "selected " << describe_descriptor(plugin->table()) << "\n";
     return plugin;
   } catch (const std::exception& e) {

@@ -48,7 +48,8 @@ std::vector<PluginDeclaration> load_declarations(const Catalog& catalog,
                                                  const std::string& backend) {
   std::vector<PluginDeclaration> out;
   for (const loader::Candidate& candidate : pick(catalog, gpus, backend)) {
-    const auto plugin = loader::load_verified_plugin(candidate.bundle, candidate.entry);
+    const auto plugin = loader::load_verified_plugin(candidate.bundle, candidate.entry, {},
+                                                     catalog.library_directories);
     PluginDeclaration declaration{candidate, facts::declared_support(plugin->descriptor()), {}};
     const AlgentaDescriptor& d = plugin->descriptor();
     for (size_t i = 0; i < d.kernel_count; ++i) {

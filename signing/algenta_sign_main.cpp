@@ -9,6 +9,8 @@
 #include "file_io.hpp"
 #include "manifest/crypto.hpp"
 #include "manifest/trust.hpp"
+#include "manifest/trusted_paths.hpp"
+#include "private_directories.hpp"
 #include "sign_bundle.hpp"
 
 namespace {
@@ -44,11 +46,7 @@ int keygen(const fs::path& private_file, const fs::path& public_file) {
 int trust(const fs::path& public_file, const fs::path& keyring_dir) {
   const std::string public_pem = sign::read_file(public_file);
   const std::string key_id = manifest::key_id_of_public_pem(public_pem);
-  if (fs::create_directories(keyring_dir)) {
-    fs::permissions(keyring_dir, fs::perms::owner_all | fs::perms::group_read |
-                                     fs::perms::group_exec | fs::perms::others_read |
-                                     fs::perms::others_exec);
-  }
+  sign::make_private_directories(keyring_dir);
   const fs::path key_file = keyring_dir / (key_id + ".pub");
   sign::replace_file(key_file, public_pem, 0644);
   std::cout << "trusted key " << key_id << " as " << key_file.string() << "\n";
@@ -83,6 +81,7 @@ std::string plugin_file_problem(const fs::path& bundle, const manifest::PluginEn
 
 int verify(const fs::path& keyring_dir, const fs::path& bundle, const fs::path& state_file) {
   const manifest::Keyring keyring = manifest::Keyring::load(keyring_dir);
+  manifest::require_trusted_state_file(state_file);
   manifest::VersionState state = manifest::VersionState::load(state_file);
   const manifest::BundleVerdict verdict =
       manifest::verify_bundle(bundle, keyring, state, now_unix_seconds());

@@ -9,6 +9,7 @@
 
 #include "loader/verified_loader.hpp"
 #include "manifest/crypto.hpp"
+#include "path_trust/path_trust.hpp"
 
 namespace algenta::loader {
 namespace {
@@ -27,36 +28,10 @@ class FileDescriptor {
   int fd_;
 };
 
-std::string describe_mode(mode_t mode) {
-  char octal[8];
-  std::snprintf(octal, sizeof octal, "%04o", static_cast<unsigned>(mode & 07777));
-  return octal;
-}
-
-// Plugins may be owned by root or by the user running the host, and nobody
-// else may be able to change them.
-void check_owner_and_mode(const struct stat& st, const std::string& what) {
-  const uid_t me = ::geteuid();
-  if (st.st_uid != 0 && st.st_uid != me) {
-    throw LoadError(what + " is owned by uid " + std::to_string(st.st_uid) +
-                    "; plugins must be owned by root or by uid " + std::to_string(me));
-  }
-  if ((st.st_mode & S_IWOTH) != 0) {
-    throw LoadError(what + " is world-writable (mode " + describe_mode(st.st_mode) +
-                    "); refusing to load it");
-  }
-}
-
-void check_bundle_directory(const std::filesystem::path& bundle) {
-  struct stat st {};
-  if (::lstat(bundle.c_str(), &st) != 0) {
-    throw LoadError("bundle directory " + bundle.string() + " cannot be read: " +
-                    std::strerror(errno));
-  }
-  if ((st.st_mode & S_IWOTH) != 0 && (st.st_mode & S_ISVTX) == 0) {
-    throw LoadError("bundle directory " + bundle.string() + " is world-writable (mode " +
-                    describe_mode(st.st_mode) + "); anyone could replace its plugins");
-  }
+// Nobody but root or the user the host runs as may be able to change the
+// bundle directory, the plugin file or any directory above them.
+void check_who_may_write(const std::filesystem::path& path, const std::string& what) {
+  if (const auto why = path_trust::untrusted_reason(path, what)) throw LoadError(*why);
 }
 
 std::string read_all(int fd, std::uint64_t expected_size, const std::string& what) {
@@ -81,8 +56,9 @@ std::string read_all(int fd, std::uint64_t expected_size, const std::string& wha
 
 std::string read_verified_plugin_bytes(const std::filesystem::path& bundle,
                                        const manifest::PluginEntry& entry) {
-  check_bundle_directory(bundle);
   const std::filesystem::path path = bundle / entry.file;
+  check_who_may_write(bundle, "bundle directory");
+  check_who_may_write(path, "plugin file");
   const std::string what = "plugin file " + path.string() + " (" + entry.name + ")";
 
   FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
@@ -96,7 +72,6 @@ std::string read_verified_plugin_bytes(const std::filesystem::path& bundle,
     throw LoadError(what + " cannot be inspected: " + std::strerror(errno));
   }
   if (!S_ISREG(st.st_mode)) throw LoadError(what + " is not a regular file");
-  check_owner_and_mode(st, what);
   if (static_cast<std::uint64_t>(st.st_size) != entry.size) {
     throw LoadError(what + " is " + std::to_string(st.st_size) + " bytes; the manifest says " +
                     std::to_string(entry.size));

@@ -102,14 +102,17 @@ void check_table_matches(const AlgentaPluginV1* table, const manifest::PluginEnt
 
 std::unique_ptr<LoadedPlugin> load_verified_plugin(const std::filesystem::path& bundle,
                                                    const manifest::PluginEntry& entry,
-                                                   const std::function<void()>& after_verify) {
+                                                   const std::function<void()>& after_verify,
+                                                   const std::vector<std::filesystem::path>& library_directories) {
   check_abi_declared(entry);
   const std::string bytes = read_verified_plugin_bytes(bundle, entry);
   if (after_verify) after_verify();
-  preload_host_libraries(entry.host_libraries);
+  const std::vector<std::filesystem::path> allowed = allowed_library_directories(library_directories);
+  check_verified_image_dependencies(bytes, entry, allowed);
 
   std::unique_ptr<LoadedPlugin> plugin(new LoadedPlugin());
   plugin->entry_ = entry;
+  plugin->host_libraries_ = preload_host_libraries(entry.host_libraries, allowed);
   plugin->library_ = std::make_unique<LoadedPlugin::Library>();
   plugin->library_->fd = sealed_memfd_with(bytes, entry.name);
   try {

@@ -1,26 +1,16 @@
 // The keyring: trusted Ed25519 public keys, one PEM per *.pub file. Keys are
 // indexed by the id computed from the key itself, never by file name, so a
 // renamed file cannot make one key pass for another.
-#include <sys/stat.h>
-
 #include <fstream>
 #include <sstream>
 
 #include "manifest/crypto.hpp"
 #include "manifest/trust.hpp"
+#include "manifest/trusted_paths.hpp"
 
 namespace algenta::manifest {
 namespace fs = std::filesystem;
 namespace {
-
-// Anyone who can write the keyring can make their own key trusted.
-void require_not_world_writable(const fs::path& path, const char* what) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) == 0 && (info.st_mode & S_IWOTH) != 0) {
-    throw ManifestError(std::string(what) + " " + path.string() +
-                        " is world-writable; refusing to trust keys from it");
-  }
-}
 
 std::string read_key_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -42,12 +32,13 @@ Keyring Keyring::load(const fs::path& directory) {
                                     : "is not a directory";
     throw ManifestError("keyring directory " + directory.string() + " " + why);
   }
-  require_not_world_writable(directory, "keyring directory");
+  // Anyone who can write the keyring can make their own key trusted.
+  require_trusted_keyring_path(directory, "keyring directory");
   Keyring keyring;
   try {
     for (const fs::directory_entry& entry : fs::directory_iterator(directory)) {
       if (entry.path().extension() != ".pub" || !entry.is_regular_file()) continue;
-      require_not_world_writable(entry.path(), "keyring file");
+      require_trusted_keyring_path(entry.path(), "keyring file");
       try {
         keyring.add(read_key_file(entry.path()));
       } catch (const CryptoError& bad_key) {

@@ -13,6 +13,7 @@
 
 #include "manifest/crypto.hpp"
 #include "manifest/trust.hpp"
+#include "manifest/trusted_paths.hpp"
 
 namespace algenta::manifest {
 namespace fs = std::filesystem;
@@ -139,6 +140,7 @@ const std::string& trusted_key(const Keyring& keyring, const std::string& key_id
 
 Manifest check_bundle(const fs::path& directory, const Keyring& keyring,
                       const VersionState& state, std::int64_t now) {
+  require_trusted_bundle(directory);
   const FileDescriptor dir = open_bundle_directory(directory);
   const std::string bytes = read_bundle_file(dir.get(), kManifestFile, [](std::uint64_t size) {
     if (size > kMaxManifestBytes) {

@@ -35,6 +35,12 @@ __attribute__((constructor)) static void write_marker(void) {
 }
 #endif
 
+#ifdef PLUGIN_CALLS_DEPENDENCY
+/* Keeps libalgenta_testdep.so.1 a NEEDED entry: resolved at load time. */
+int algenta_test_dependency_answer(void);
+__attribute__((used)) static int (*const kDependency)(void) = algenta_test_dependency_answer;
+#endif
+
 struct AlgentaError {
   AlgentaStatusCode code;
   const char* message;

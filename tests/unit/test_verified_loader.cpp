@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "loader/host_config.hpp"
 #include "loader/plugin_calls.hpp"
 #include "loader/verified_loader.hpp"
 #include "manifest/trust.hpp"
@@ -45,6 +46,14 @@ manifest::BundleVerdict verified_vendor_bundle() {
   INFO(verdict.reason);
   REQUIRE(verdict.accepted);
   return verdict;
+}
+
+// The library directories the build's host configuration lists (the CUDA
+// toolkit's, where the CUDA engines' cuBLAS comes from).
+std::vector<fs::path> build_library_directories() {
+  const fs::path config = test::vendor_bundle_dir() / ".." / ".." / ".." / ".." / "etc" /
+                          "algenta" / "host.json";
+  return loader::load_host_config(config).library_directories;
 }
 
 }  // namespace
@@ -190,15 +199,21 @@ TEST_CASE("every plugin of the build's signed vendor bundle loads through the ve
   bool saw_oracle = false;
   for (const manifest::PluginEntry& entry : verdict.manifest->plugins) {
     INFO(entry.name);
-    const auto plugin = loader::load_verified_plugin(test::vendor_bundle_dir(), entry);
+    const auto plugin =
+        loader::load_verified_plugin(test::vendor_bundle_dir(), entry, {}, build_library_directories());
     CHECK(std::string(plugin->descriptor().name) == entry.name);
     CHECK(std::string(plugin->descriptor().target) == entry.target);
     if (entry.name == "cpu_oracle") {
       saw_oracle = true;
       CHECK(plugin->descriptor().role == ALGENTA_ROLE_ORACLE);
     } else {
-      // CUDA engines declare cuBLAS(Lt) and were loaded after preloading them.
+      // CUDA engines declare cuBLAS(Lt) and were loaded after preloading them
+      // by absolute path from the build's configured library directory.
       CHECK(entry.host_libraries.size() == 2);
+      REQUIRE(plugin->host_libraries().size() == 2);
+      for (const loader::HostLibrary& library : plugin->host_libraries()) {
+        CHECK(library.path.is_absolute());
+      }
       CHECK(entry.min_driver == 580);
     }
   }
@@ -217,7 +232,8 @@ TEST_CASE("plugins loaded one after another in one process each keep their own c
 
   std::vector<std::unique_ptr<loader::LoadedPlugin>> live;
   for (const manifest::PluginEntry& entry : verdict.manifest->plugins) {
-    live.push_back(loader::load_verified_plugin(test::vendor_bundle_dir(), entry));
+    live.push_back(
+        loader::load_verified_plugin(test::vendor_bundle_dir(), entry, {}, build_library_directories()));
   }
   live.push_back(loader::load_verified_plugin(acme.dir.path(), acme.entry));
   for (const auto& plugin : live) {
