@@ -3,9 +3,8 @@
 // renamed file cannot make one key pass for another.
 #include <sys/stat.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "files/bounded_read.hpp"
+#include "files/file_caps.hpp"
 #include "manifest/crypto.hpp"
 #include "manifest/trust.hpp"
 
@@ -23,12 +22,11 @@ void require_not_world_writable(const fs::path& path, const char* what) {
 }
 
 std::string read_key_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream bytes;
-  if (!(in && bytes << in.rdbuf())) {
-    throw ManifestError("cannot read keyring file " + file.string());
+  try {
+    return files::read_bounded(file, files::kKeyFileCap);
+  } catch (const files::FileReadError& error) {
+    throw ManifestError("keyring file " + std::string(error.what()));
   }
-  return bytes.str();
 }
 
 }  // namespace
