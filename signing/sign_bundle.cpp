@@ -5,6 +5,8 @@
 
 #include "describe_plugin.hpp"
 #include "file_io.hpp"
+#include "files/bounded_read.hpp"
+#include "files/file_caps.hpp"
 #include "manifest/canonical_form.hpp"
 #include "manifest/crypto.hpp"
 #include "manifest/trust.hpp"
@@ -32,7 +34,7 @@ std::optional<ExistingManifest> existing_manifest(const fs::path& plugins_dir) {
   std::error_code error;
   if (!fs::exists(fs::symlink_status(file, error))) return std::nullopt;
   try {
-    std::string bytes = read_file(file);
+    std::string bytes = files::read_bounded(file, {manifest::kMaxManifestBytes, "a manifest.json"});
     const std::uint64_t version = manifest::parse_manifest(bytes).version;
     return ExistingManifest{version, std::move(bytes)};
   } catch (const manifest::ManifestError& bad) {
@@ -103,7 +105,7 @@ std::vector<fs::path> list_plugin_files(const fs::path& plugins_dir) {
 }  // namespace
 
 manifest::Manifest sign_bundle(const SignOptions& options) {
-  const std::string private_pem = read_file(options.private_key);
+  const std::string private_pem = files::read_bounded(options.private_key, files::kKeyFileCap);
   const std::string key_id =
       manifest::key_id_of_public_pem(manifest::public_pem_of_private_pem(private_pem));
 

@@ -10,8 +10,8 @@
 
 namespace algenta::files {
 
-// An Ed25519 public key in PEM is 113 bytes.
-inline constexpr SizeCap kKeyFileCap{64u << 10, "a public key file"};
+// An Ed25519 key in PEM is 113 (public) or 119 (private) bytes.
+inline constexpr SizeCap kKeyFileCap{64u << 10, "a key file"};
 // The manifest version state: one small entry per trusted signing key.
 inline constexpr SizeCap kVersionStateCap{1u << 20, "a version state file"};
 // The verification record: one small entry per verified plugin build.

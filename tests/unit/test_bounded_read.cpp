@@ -123,7 +123,7 @@ TEST_CASE("the version state and keyring files are read within their caps", "[fi
   make_sparse(keyring / "vendor.pub", kTwoGiB);
   REQUIRE_THROWS_WITH(manifest::Keyring::load(keyring),
                       "keyring file " + (keyring / "vendor.pub").string() +
-                          " is 2147483648 bytes, over the cap of 65536 bytes for a public key file");
+                          " is 2147483648 bytes, over the cap of 65536 bytes for a key file");
 }
 
 TEST_CASE("conform and prepare refuse a sparse 2 GiB config.json naming size and cap",
