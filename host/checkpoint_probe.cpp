@@ -1,25 +1,24 @@
 #include "checkpoint_probe.hpp"
 
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "checkpoint/checkpoint_error.hpp"
 #include "checkpoint/resident_format.hpp"
+#include "facts/json_document.hpp"
+#include "files/bounded_read.hpp"
 
 namespace algenta::host {
 
 std::string read_checkpoint_config(const std::filesystem::path& checkpoint_dir) {
   const std::filesystem::path file = checkpoint_dir / "config.json";
-  std::error_code ec;
-  std::ifstream in(file, std::ios::binary);
-  if (!std::filesystem::is_regular_file(file, ec) || !in) {
+  try {
+    return files::read_bounded(file, {facts::kMaxConfigBytes, "a config.json"});
+  } catch (const files::FileReadError& error) {
+    const bool missing = error.kind == files::FileReadError::Kind::missing;
     throw checkpoint::CheckpointError(
-        file.string(), "", "is missing or unreadable (is this a Hugging Face checkpoint?)");
+        file.string(), "",
+        missing ? "is missing (is this a Hugging Face checkpoint?)" : error.reason);
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::vector<facts::ObservedTensor> observed_tensors(const checkpoint::ShardedCheckpoint& checkpoint) {

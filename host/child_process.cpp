@@ -6,8 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "files/bounded_read.hpp"
+#include "files/file_caps.hpp"
 
 extern char** environ;
 
@@ -15,11 +16,13 @@ namespace algenta::host {
 namespace fs = std::filesystem;
 namespace {
 
+// What the child wrote; empty when it wrote nothing there at all.
 std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  try {
+    return files::read_bounded_if_present(file, files::kChildOutputCap).value_or("");
+  } catch (const files::FileReadError& error) {
+    throw ChildError(std::string("child output ") + error.what());
+  }
 }
 
 }  // namespace

@@ -6,10 +6,11 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "child_process.hpp"
+#include "files/bounded_read.hpp"
+#include "files/file_caps.hpp"
 #include "manifest/crypto.hpp"
 #include "seeded_prompt.hpp"
 #include "verify_gates.hpp"
@@ -67,12 +68,6 @@ std::vector<std::int32_t> parse_ids(const std::string& line) {
   return ids;
 }
 
-std::string file_sha256(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return in ? manifest::sha256_hex(bytes.str()) : std::string();
-}
 
 std::string last_line(const std::string& text) {
   std::string trimmed = text;
@@ -107,8 +102,13 @@ RepeatRun run_once(const RepeatSetup& setup, const std::string& prompt_ids, cons
   if (child.exit_code != 0) {
     run.failure = "exited with " + std::to_string(child.exit_code) + ": " + last_line(child.err);
   } else {
-    run.logits_sha256 = file_sha256(logits);
-    if (run.logits_sha256.empty()) run.failure = "wrote no logits file";
+    try {
+      run.logits_sha256 = manifest::sha256_hex(files::read_bounded(logits, files::kLogitsFileCap));
+    } catch (const files::FileReadError& error) {
+      run.failure = error.kind == files::FileReadError::Kind::missing
+                        ? "wrote no logits file"
+                        : std::string("wrote an unusable logits file: ") + error.what();
+    }
   }
   run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return run;

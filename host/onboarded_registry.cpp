@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "files/bounded_read.hpp"
+#include "files/file_caps.hpp"
 
 namespace algenta::host {
 namespace fs = std::filesystem;
@@ -14,12 +16,15 @@ fs::path onboarded_registry_path(const fs::path& state_file) {
 }
 
 nlohmann::json load_onboarded(const fs::path& registry) {
-  std::ifstream in(registry);
-  if (!in) return nlohmann::json::object();
-  std::stringstream text;
-  text << in.rdbuf();
+  std::optional<std::string> text;
   try {
-    nlohmann::json doc = nlohmann::json::parse(text.str());
+    text = files::read_bounded_if_present(registry, files::kOnboardedRegistryCap);
+  } catch (const files::FileReadError& error) {
+    throw std::runtime_error(error.what());
+  }
+  if (!text) return nlohmann::json::object();
+  try {
+    nlohmann::json doc = nlohmann::json::parse(*text);
     if (!doc.is_object()) throw std::runtime_error("not a JSON object");
     return doc;
   } catch (const std::exception& e) {

@@ -1,11 +1,11 @@
 #include "transformers_reference.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "files/bounded_read.hpp"
+#include "files/file_caps.hpp"
 #include "json/strict_json.hpp"
 
 namespace algenta::host {
@@ -107,13 +107,15 @@ class Reader {
 
 TransformersReference load_transformers_reference(const std::filesystem::path& file) {
   const Reader reader(file);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) reader.fail("the file", "cannot be read");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
+  std::string bytes;
+  try {
+    bytes = files::read_bounded(file, files::kTransformersReferenceCap);
+  } catch (const files::FileReadError& error) {
+    reader.fail("the file", error.reason);
+  }
   json root;
   try {
-    root = strict_json::parse(bytes.str(), kMaxDepth);
+    root = strict_json::parse(bytes, kMaxDepth);
   } catch (const strict_json::StrictJsonError& e) {
     reader.fail("the file", std::string("is not valid JSON: ") + e.what());
   }

@@ -1,10 +1,10 @@
 #include "verification_record.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "files/bounded_read.hpp"
+#include "files/file_caps.hpp"
 #include "manifest/atomic_file.hpp"
 #include "json/strict_json.hpp"
 
@@ -118,15 +118,13 @@ fs::path verification_file_beside(const fs::path& state_file) {
 }
 
 std::map<std::string, VerificationRecord> read_verifications(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    std::error_code error;
-    if (!fs::exists(fs::symlink_status(file, error))) return {};
-    fail(file, "cannot be read");
+  std::optional<std::string> text;
+  try {
+    text = files::read_bounded_if_present(file, files::kVerificationRecordCap);
+  } catch (const files::FileReadError& error) {
+    fail(file, error.reason);
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_records(file, text.str());
+  return text ? parse_records(file, *text) : std::map<std::string, VerificationRecord>{};
 }
 
 void record_verification(const fs::path& file, const VerificationRecord& record) {

@@ -22,7 +22,9 @@ inline constexpr std::uint32_t kCudaMinDriver = 580;
 struct SignOptions {
   std::filesystem::path private_key;  // PKCS#8 PEM
   std::filesystem::path plugins_dir;  // the bundle directory
-  std::optional<std::uint64_t> version;  // default: existing version + 1, or 1
+  // Default: existing version + 1, or 1. Never below the existing version,
+  // and at the existing version only for the very same manifest bytes.
+  std::optional<std::uint64_t> version;
   int valid_days = 365;
   std::int64_t now_unix_seconds = 0;
 };

@@ -52,8 +52,14 @@ void write_file_synced(const std::filesystem::path& path, std::string_view text)
   file.finish();
 }
 
-void copy_file_synced(const std::filesystem::path& from, const std::filesystem::path& to) {
+void copy_file_synced(const std::filesystem::path& from, const std::filesystem::path& to,
+                      std::uint64_t max_bytes) {
   const ReadOnlyFile source = ReadOnlyFile::open(from);
+  if (source.size() > max_bytes) {
+    throw CheckpointError(source.name(), "", "is " + std::to_string(source.size()) +
+                                                 " bytes, over the cap of " +
+                                                 std::to_string(max_bytes) + " bytes for a side file");
+  }
   OutputFile target(to);
   std::vector<std::byte> buffer(1u << 20);
   for (std::uint64_t offset = 0; offset < source.size();) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>
@@ -29,7 +30,10 @@ class OutputFile {
 };
 
 void write_file_synced(const std::filesystem::path& path, std::string_view text);
-void copy_file_synced(const std::filesystem::path& from, const std::filesystem::path& to);
+// Refuses a source over `max_bytes` (naming its size and the cap) before
+// copying anything.
+void copy_file_synced(const std::filesystem::path& from, const std::filesystem::path& to,
+                      std::uint64_t max_bytes);
 // Makes renames and creations inside `dir` durable.
 void sync_directory(const std::filesystem::path& dir);
 

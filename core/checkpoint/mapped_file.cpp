@@ -15,7 +15,9 @@ namespace algenta::checkpoint {
 
 ReadOnlyFile ReadOnlyFile::open(const std::filesystem::path& path) {
   std::string name = path.string();
-  const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is then
+  // refused as not a regular file).
+  const int fd = ::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw CheckpointError(name, "", std::string("cannot be opened: ") + std::strerror(errno));
   struct stat status {};
   if (::fstat(fd, &status) != 0) {
@@ -63,15 +65,12 @@ void ReadOnlyFile::read_at(std::uint64_t offset, std::span<std::byte> into) cons
   }
 }
 
-std::string read_whole_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
-  const ReadOnlyFile file = ReadOnlyFile::open(path);
-  if (file.size() > max_bytes) {
-    throw CheckpointError(file.name(), "", "is " + std::to_string(file.size()) + " bytes; allowed: at most " +
-                                               std::to_string(max_bytes));
+std::string read_whole_file(const std::filesystem::path& path, files::SizeCap cap) {
+  try {
+    return files::read_bounded(path, cap);
+  } catch (const files::FileReadError& error) {
+    throw CheckpointError(error.path, "", error.reason);
   }
-  std::string text(static_cast<std::size_t>(file.size()), '\0');
-  file.read_at(0, std::as_writable_bytes(std::span(text)));
-  return text;
 }
 
 MappedBytes MappedBytes::map(const ReadOnlyFile& file) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "files/bounded_read.hpp"
+
 namespace algenta::checkpoint {
 
 // A regular file opened read-only. Errors are CheckpointError naming the path.
@@ -37,9 +39,9 @@ class ReadOnlyFile {
   std::uint64_t size_ = 0;
 };
 
-// A small file (JSON index, manifest) read whole; larger than `max_bytes` is
-// refused before anything is allocated.
-std::string read_whole_file(const std::filesystem::path& path, std::uint64_t max_bytes);
+// A small file (JSON index, manifest) read whole; larger than its cap is
+// refused before anything is allocated or read (see files::read_bounded).
+std::string read_whole_file(const std::filesystem::path& path, files::SizeCap cap);
 
 // The whole file mapped PROT_READ, MAP_PRIVATE. Pages are read on first
 // touch, so mapping a 100 GB checkpoint costs nothing until data is used.

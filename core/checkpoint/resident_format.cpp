@@ -140,7 +140,8 @@ void check_replaceable(const std::filesystem::path& out_dir) {
   if (std::filesystem::is_directory(status) && std::filesystem::is_empty(out_dir, error) && !error) return;
   bool is_resident = false;
   try {
-    const std::string text = read_whole_file(out_dir / kResidentManifestFileName, kMaxResidentManifestBytes);
+    const std::string text = read_whole_file(out_dir / kResidentManifestFileName,
+                                             {kMaxResidentManifestBytes, "a resident manifest"});
     const json manifest = json::parse(text);
     is_resident = manifest.is_object() && manifest.value("format", "") == kResidentFormat;
   } catch (const std::exception&) {
@@ -259,7 +260,7 @@ void ResidentWriter::add_side_file(const std::filesystem::path& path) {
   if (s.side_file_names.contains(file_name)) {
     throw CheckpointError(path.string(), "", "is added as a side file twice");
   }
-  copy_file_synced(path, s.staging.path() / file_name);
+  copy_file_synced(path, s.staging.path() / file_name, kMaxResidentSideFileBytes);
   s.side_file_names.insert(file_name);
 }
 

@@ -42,6 +42,9 @@ inline constexpr std::string_view kResidentManifestFileName = "manifest.json";
 inline constexpr std::array<std::string_view, 5> kResidentSideFileNames = {
     "config.json", "generation_config.json", "special_tokens_map.json", "tokenizer.json",
     "tokenizer_config.json"};
+// The largest of them are tokenizer.json files of a few tens of MiB; a side
+// file over this cap is refused before a byte of it is copied.
+inline constexpr std::uint64_t kMaxResidentSideFileBytes = 256u << 20;
 
 // "bf16", "f16", "f32": the resident spelling of BF16, F16, F32.
 std::optional<std::string_view> resident_dtype_name(Dtype dtype);

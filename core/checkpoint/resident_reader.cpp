@@ -165,7 +165,7 @@ ResidentCheckpoint ResidentCheckpoint::open(const std::filesystem::path& dir, bo
   const std::filesystem::path manifest_path = dir / kResidentManifestFileName;
   const std::string manifest_name = manifest_path.string();
   const json manifest =
-      parse_strict_json_object(read_whole_file(manifest_path, kMaxResidentManifestBytes), manifest_name, kMaxManifestDepth, false);
+      parse_strict_json_object(read_whole_file(manifest_path, {kMaxResidentManifestBytes, "a resident manifest"}), manifest_name, kMaxManifestDepth, false);
   const ManifestChecker check(manifest_name);
 
   check.exact_keys("", "the manifest", manifest, kManifestKeys);

@@ -66,7 +66,7 @@ std::vector<SafetensorsFile> open_indexed_shards(const std::filesystem::path& di
                                                  const std::filesystem::path& index_path,
                                                  SafetensorsAccess access) {
   const std::string index_name = index_path.string();
-  const json index = parse_strict_json_object(read_whole_file(index_path, kMaxShardIndexBytes), index_name, kMaxIndexDepth, false);
+  const json index = parse_strict_json_object(read_whole_file(index_path, {kMaxShardIndexBytes, "a safetensors index"}), index_name, kMaxIndexDepth, false);
   const std::map<std::string, std::string> weight_map = read_weight_map(index_name, index);
 
   std::map<std::string, std::size_t> shard_of_name;  // each shard opened once, in name order

@@ -83,9 +83,27 @@ std::string cleaned_message(const json::exception& error) {
   return text;
 }
 
+// nlohmann skips a UTF-8 byte-order mark before the value and takes a NUL
+// byte for the end of the input: bytes it never reads would ride along with
+// the text (and under a signature). Raw NUL is never valid JSON, and a mark
+// is not part of the text, so both are refused wherever they are.
+void refuse_bytes_outside_the_text(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF")) {
+    throw StrictJsonError(Kind::syntax, {}, "",
+                          "a UTF-8 byte-order mark (EF BB BF) at byte 0; the text must start "
+                          "with the JSON value");
+  }
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    throw StrictJsonError(Kind::syntax, {}, "",
+                          "a NUL byte at byte offset " + std::to_string(nul) +
+                              " (JSON text never holds a raw NUL)");
+  }
+}
+
 }  // namespace
 
 json parse(std::string_view text, std::size_t max_depth) {
+  refuse_bytes_outside_the_text(text);
   Guard guard(max_depth);
   try {
     // Strict mode: trailing data after the top-level value is an error.

@@ -32,7 +32,8 @@ struct StrictJsonError : std::runtime_error {
 };
 
 // Throws StrictJsonError. For `syntax`, what() is nlohmann's message without
-// its tag, in printable ASCII (it also covers numbers beyond a double).
+// its tag, in printable ASCII (it also covers numbers beyond a double), or
+// names a byte-order mark or NUL byte, which are refused anywhere.
 nlohmann::json parse(std::string_view text, std::size_t max_depth);
 
 // "plugins[2].abi", or "" for the top level.

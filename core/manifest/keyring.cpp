@@ -1,9 +1,10 @@
 // The keyring: trusted Ed25519 public keys, one PEM per *.pub file. Keys are
 // indexed by the id computed from the key itself, never by file name, so a
 // renamed file cannot make one key pass for another.
-#include <fstream>
-#include <sstream>
+#include <sys/stat.h>
 
+#include "files/bounded_read.hpp"
+#include "files/file_caps.hpp"
 #include "manifest/crypto.hpp"
 #include "manifest/trust.hpp"
 #include "manifest/trusted_paths.hpp"
@@ -13,12 +14,11 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string read_key_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream bytes;
-  if (!(in && bytes << in.rdbuf())) {
-    throw ManifestError("cannot read keyring file " + file.string());
+  try {
+    return files::read_bounded(file, files::kKeyFileCap);
+  } catch (const files::FileReadError& error) {
+    throw ManifestError("keyring file " + std::string(error.what()));
   }
-  return bytes.str();
 }
 
 }  // namespace

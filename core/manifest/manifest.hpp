@@ -11,6 +11,9 @@ namespace algenta::manifest {
 
 inline constexpr std::string_view kSchema = "algenta.plugin-manifest/1";
 inline constexpr std::size_t kMaxManifestBytes = 1u << 20;  // 1 MiB cap
+// The deepest valid manifest is 3 containers deep (plugins[i].abi); the cap
+// keeps hostile input from costing more than it must.
+inline constexpr std::size_t kMaxManifestDepth = 8;
 
 // Raised for anything wrong with a manifest's bytes or fields; what() names
 // the exact fact (field, value, allowed range).

@@ -19,9 +19,7 @@ using nlohmann::json;
 constexpr std::size_t kMaxShownChars = 80;  // room for a quoted SHA-256 digest
 constexpr std::size_t kMaxNameChars = 64;
 constexpr std::size_t kMaxFileNameChars = 255;
-// The deepest valid manifest is 3 containers deep (plugins[i].abi); the cap
-// keeps hostile input from costing more than it must.
-constexpr std::size_t kMaxDepth = 8;
+constexpr std::size_t kMaxDepth = kMaxManifestDepth;
 
 constexpr const char* kHexDigest = "64 lowercase hex digits";
 constexpr const char* kHexKeyId = "32 lowercase hex digits";

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <utility>
 
+#include "json/strict_json.hpp"
+#include "manifest/canonical_form.hpp"
 #include "manifest/crypto.hpp"
 #include "manifest/trust.hpp"
 #include "manifest/trusted_paths.hpp"
@@ -107,16 +109,21 @@ bool is_key_id(const std::string& text) {
 
 // Before the signature is checked, the one thing read from the manifest is
 // which key claims to have signed it; everything else waits for the check.
+// The strict reader parse_manifest uses reads it, so no reading is believed
+// here that the parser would refuse later (a mark before the text, a NUL
+// and more bytes after it, a repeated key_id).
 std::string claimed_key_id(const std::string& bytes) {
   nlohmann::json root;
   try {
-    root = nlohmann::json::parse(bytes);
-  } catch (const nlohmann::json::parse_error& error) {
-    // The offset only: the parser's excerpt of unverified bytes may be binary.
-    refuse(std::string(kManifestFile) + " is not valid JSON (error at byte " +
-           std::to_string(error.byte) + ")");
-  } catch (const nlohmann::json::exception& error) {
-    refuse(std::string(kManifestFile) + " is not valid JSON (" + error.what() + ")");
+    root = strict_json::parse(bytes, kMaxManifestDepth);
+  } catch (const strict_json::StrictJsonError& error) {
+    // Printable ASCII only: unverified bytes are never echoed raw.
+    const std::string what =
+        error.kind == strict_json::StrictJsonError::Kind::duplicate_key
+            ? "duplicate key " + strict_json::shown(nlohmann::json(error.key)) + " in " +
+                  (error.path.empty() ? "the top level" : strict_json::dotted_path(error.path))
+            : std::string(error.what());
+    refuse(std::string(kManifestFile) + " is not valid JSON (" + what + ")");
   }
   const auto key_id = root.is_object() ? root.find("key_id") : root.end();
   if (!root.is_object() || key_id == root.end() || !key_id->is_string()) {
@@ -138,8 +145,33 @@ const std::string& trusted_key(const Keyring& keyring, const std::string& key_id
          (trusted.empty() ? "none" : trusted) + ")");
 }
 
-Manifest check_bundle(const fs::path& directory, const Keyring& keyring,
-                      const VersionState& state, std::int64_t now) {
+// Rollback: a version below the one accepted. Replay: another manifest at
+// the version accepted (a version is signed once; the digest says which).
+void require_not_rolled_back_or_replayed(const VersionState& state, const std::string& key_id,
+                                         std::uint64_t version, const std::string& sha256) {
+  const AcceptedManifest* accepted = state.accepted_manifest(key_id);
+  if (accepted == nullptr) return;
+  if (version < accepted->version) {
+    refuse("version " + std::to_string(version) + " is lower than version " +
+           std::to_string(accepted->version) + " already accepted for key " + key_id +
+           " (rollback)");
+  }
+  if (version == accepted->version && !accepted->manifest_sha256.empty() &&
+      accepted->manifest_sha256 != sha256) {
+    refuse("version " + std::to_string(version) + " of key " + key_id +
+           " was already accepted as a manifest with sha256 " + accepted->manifest_sha256 +
+           "; this " + kManifestFile + " has sha256 " + sha256 +
+           " at the same version (replay: a version is signed once)");
+  }
+}
+
+struct CheckedManifest {
+  Manifest manifest;
+  std::string sha256;  // of the exact bytes accepted
+};
+
+CheckedManifest check_bundle(const fs::path& directory, const Keyring& keyring,
+                             const VersionState& state, std::int64_t now) {
   require_trusted_bundle(directory);
   const FileDescriptor dir = open_bundle_directory(directory);
   const std::string bytes = read_bundle_file(dir.get(), kManifestFile, [](std::uint64_t size) {
@@ -164,18 +196,17 @@ Manifest check_bundle(const fs::path& directory, const Keyring& keyring,
 
   Manifest manifest;
   try {
-    manifest = parse_manifest(bytes);
+    // One signature, one reading: only the bytes algenta-sign writes count.
+    manifest = parse_canonical_manifest(bytes);
   } catch (const ManifestError& error) {
     refuse(std::string(kManifestFile) + ": " + error.what());
   }
   if (now >= parse_utc_timestamp(manifest.expires)) {
     refuse("expired at " + manifest.expires + " (now " + format_utc_timestamp(now) + ")");
   }
-  if (const auto accepted = state.accepted(key_id); accepted && manifest.version < *accepted) {
-    refuse("version " + std::to_string(manifest.version) + " is lower than version " +
-           std::to_string(*accepted) + " already accepted for key " + key_id + " (rollback)");
-  }
-  return manifest;
+  std::string sha256 = sha256_hex(bytes);
+  require_not_rolled_back_or_replayed(state, key_id, manifest.version, sha256);
+  return {std::move(manifest), std::move(sha256)};
 }
 
 }  // namespace
@@ -185,10 +216,10 @@ BundleVerdict verify_bundle(const fs::path& directory, const Keyring& keyring,
   BundleVerdict verdict;
   verdict.directory = directory;
   try {
-    Manifest manifest = check_bundle(directory, keyring, state, now_unix_seconds);
-    state.record(manifest.key_id, manifest.version);
+    CheckedManifest checked = check_bundle(directory, keyring, state, now_unix_seconds);
+    state.record(checked.manifest.key_id, checked.manifest.version, checked.sha256);
     state.save();
-    verdict.manifest = std::move(manifest);
+    verdict.manifest = std::move(checked.manifest);
     verdict.accepted = true;
   } catch (const Refused& refused) {
     verdict.reason = refused.reason;

@@ -1,11 +1,10 @@
 #include "engine_open.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include "checkpoint/checkpoint_error.hpp"
 #include "facts/config_parse.hpp"
 #include "facts/facts_error.hpp"
+#include "facts/json_document.hpp"
+#include "files/bounded_read.hpp"
 #include "plugin_support/plugin_error.hpp"
 
 namespace algenta::decoder {
@@ -29,13 +28,14 @@ checkpoint::ResidentCheckpoint open_resident_checkpoint(const fs::path& dir) {
 
 facts::ModelFacts read_model_facts(const fs::path& dir) {
   const fs::path config = dir / "config.json";
-  std::ifstream file(config, std::ios::binary);
-  if (!file) fail(ALGENTA_STATUS_IO, config.string() + ": cannot be opened");
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) fail(ALGENTA_STATUS_IO, config.string() + ": read failed");
+  std::string text;
   try {
-    return facts::parse_model_facts(text.str(), config.string());
+    text = files::read_bounded(config, {facts::kMaxConfigBytes, "a config.json"});
+  } catch (const files::FileReadError& error) {
+    fail(ALGENTA_STATUS_IO, error.path + ": " + error.reason);
+  }
+  try {
+    return facts::parse_model_facts(text, config.string());
   } catch (const facts::FactsError& e) {
     fail(ALGENTA_STATUS_INVALID_ARGUMENT, e.what());
   }

@@ -158,7 +158,10 @@ TEST_CASE("unknown fields are refused (typo safety)", "[manifest]") {
 }
 
 TEST_CASE("file names must be plain names inside the bundle", "[manifest]") {
-  for (const std::string& bad : {"../libx.so", "sub/libx.so", "sub\\libx.so", ".", "..", ""}) {
+  const std::vector<std::string> bad_names{"../libx.so", "sub/libx.so", "sub\\libx.so", ".", "..",
+                                           "",           "/",           "libx.so/",     "lib\nx.so",
+                                           std::string("lib\0x.so", 8)};
+  for (const std::string& bad : bad_names) {
     CAPTURE(bad);
     REQUIRE_THROWS_WITH(parse_manifest(edited([&](json& m) { m["plugins"][0]["file"] = bad; })),
                         Contains("plugins[0].file is " + json(bad).dump()) &&

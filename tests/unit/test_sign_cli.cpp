@@ -145,6 +145,28 @@ TEST_CASE("sign raises the version and refuses to lower it", "[sign-cli]") {
   CHECK_THAT(lower.output, Contains("--version 3 is lower than the bundle's current version 9"));
 }
 
+TEST_CASE("sign refuses to reuse the bundle's version for other content", "[sign-cli]") {
+  SignCli cli;
+  cli.sign_bundle();
+  const std::string signed_bytes = read_file(cli.bundle / kManifestFile);
+  fs::copy_file(test_plugin_dir() / "libacme_swapped.so", cli.bundle / "libacme_swapped.so");
+  const std::string sign = "sign --key " + quoted(cli.private_key) + " --plugins " +
+                           quoted(cli.bundle);
+
+  const CommandResult reused = cli.run(sign + " --version 1");
+  CHECK(reused.exit_code == 1);
+  CHECK_THAT(reused.output,
+             Contains("version 1 is already used: the bundle's manifest.json is version 1 with "
+                      "other content; hosts that accepted it would refuse this as a replay (sign "
+                      "with --version 2 or higher, or leave --version out)"));
+  CHECK(read_file(cli.bundle / kManifestFile) == signed_bytes);
+
+  const CommandResult raised = cli.run(sign + " --version 2");
+  INFO(raised.output);
+  CHECK(raised.exit_code == 0);
+  CHECK(algenta::manifest::parse_manifest(read_file(cli.bundle / kManifestFile)).plugins.size() == 2);
+}
+
 TEST_CASE("verify refuses an edited manifest with exit code 2", "[sign-cli]") {
   SignCli cli;
   cli.sign_bundle();

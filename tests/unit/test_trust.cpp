@@ -132,8 +132,6 @@ TEST_CASE("a rolled-back version is refused across two loads of the state file",
   CHECK_THAT(verdict.reason, Contains("version 4 is lower than version 5 already accepted for key " +
                                       b.key.key_id + " (rollback)"));
 
-  b.sign(5);
-  CHECK(b.verify(reloaded).accepted);
   b.sign(6);
   CHECK(b.verify(reloaded).accepted);
   CHECK(VersionState::load(state_file).accepted(b.key.key_id) == std::uint64_t{6});
@@ -203,25 +201,106 @@ TEST_CASE("a malformed version state file is refused, never reset", "[trust]") {
   const fs::path file = temp.path() / "versions.json";
   CHECK_FALSE(VersionState::load(file).accepted("a").has_value());  // missing: empty
 
-  write_file(file, "{\"versions\": {\"" + std::string(32, 'a') + "\": \"five\"}}");
+  const std::string key = std::string(32, 'a');
+  write_file(file, "{\"versions\": {\"" + key + "\": \"five\"}}");
   REQUIRE_THROWS_WITH(VersionState::load(file),
-                      Contains(file.string()) && Contains("not a non-negative integer"));
+                      Contains(file.string()) &&
+                          Contains("the entry of key \"" + key + "\" is not {\"version\": N, "));
+  write_file(file, "{\"versions\": {\"" + key + "\": {\"version\": -1, \"manifest_sha256\": \"" +
+                       std::string(64, 'b') + "\"}}}");
+  REQUIRE_THROWS_WITH(VersionState::load(file), Contains("not a non-negative integer"));
+  write_file(file, "{\"versions\": {\"" + key + "\": {\"version\": 1, \"manifest_sha256\": \"B\"}}}");
+  REQUIRE_THROWS_WITH(VersionState::load(file),
+                      Contains("the manifest_sha256 in the entry of key \"" + key +
+                               "\" is \"B\", not 64 lowercase hex digits"));
+  write_file(file, "{\"versions\": {\"" + key + "\": 1, \"" + key + "\": 2}}");
+  REQUIRE_THROWS_WITH(VersionState::load(file), Contains("not valid JSON"));
   write_file(file, "{\"versions\": {}} trailing");
   REQUIRE_THROWS_WITH(VersionState::load(file), Contains(file.string()) && Contains("not valid JSON"));
   write_file(file, "{\"version\": {}}");
   REQUIRE_THROWS_WITH(VersionState::load(file), Contains("is malformed"));
 }
 
-TEST_CASE("version state keeps the highest version per key", "[trust]") {
+TEST_CASE("version state keeps the highest version per key with its digest", "[trust]") {
   TempDir temp;
+  const std::string d1(64, '1');
+  const std::string d2(64, '2');
   VersionState state = VersionState::load(temp.path() / "v.json");
-  state.record("k1", 7);
-  state.record("k1", 3);
-  state.record("k2", 1);
+  state.record("k1", 7, d1);
+  state.record("k1", 3, d2);
+  state.record("k1", 7, d2);  // same version: the first digest stays
+  state.record("k2", 1, d2);
   state.save();
+  CHECK(read_file(temp.path() / "v.json") ==
+        "{\n  \"versions\": {\n    \"k1\": {\n      \"manifest_sha256\": \"" + d1 +
+            "\",\n      \"version\": 7\n    },\n    \"k2\": {\n      \"manifest_sha256\": \"" + d2 +
+            "\",\n      \"version\": 1\n    }\n  }\n}\n");
   const VersionState reloaded = VersionState::load(temp.path() / "v.json");
   CHECK(reloaded.accepted("k1") == std::uint64_t{7});
+  REQUIRE(reloaded.accepted_manifest("k1") != nullptr);
+  CHECK(reloaded.accepted_manifest("k1")->manifest_sha256 == d1);
   CHECK(reloaded.accepted("k2") == std::uint64_t{1});
+  CHECK(reloaded.accepted_manifest("k3") == nullptr);
+}
+
+TEST_CASE("another manifest at the accepted version is refused as a replay", "[trust]") {
+  SignedBundle b;
+  const fs::path state_file = b.temp.path() / "versions.json";
+  b.sign(4);
+  const std::string first = read_file(b.bundle / kManifestFile);
+  const std::string first_sig = read_file(b.bundle / kSignatureFile);
+  {
+    VersionState state = VersionState::load(state_file);
+    REQUIRE(b.verify(state).accepted);
+  }
+
+  // The same version signed again over other content (a later expiry).
+  b.sign(4, 60);
+  const std::string second = read_file(b.bundle / kManifestFile);
+  REQUIRE(second != first);
+  VersionState reloaded = VersionState::load(state_file);
+  const BundleVerdict verdict = b.verify(reloaded);
+  CHECK_FALSE(verdict.accepted);
+  CHECK(verdict.reason == "version 4 of key " + b.key.key_id +
+                              " was already accepted as a manifest with sha256 " +
+                              sha256_hex(first) + "; this manifest.json has sha256 " +
+                              sha256_hex(second) + " at the same version (replay: a version is signed once)");
+  CHECK(VersionState::load(state_file).accepted_manifest(b.key.key_id)->manifest_sha256 ==
+        sha256_hex(first));
+
+  // The accepted bytes themselves still load, and so does a higher version.
+  write_file(b.bundle / kManifestFile, first);
+  write_file(b.bundle / kSignatureFile, first_sig);
+  CHECK(b.verify(reloaded).accepted);
+  b.sign(5);
+  CHECK(b.verify(reloaded).accepted);
+  CHECK(VersionState::load(state_file).accepted_manifest(b.key.key_id)->manifest_sha256 ==
+        sha256_hex(read_file(b.bundle / kManifestFile)));
+}
+
+TEST_CASE("a state file of the older integer form records the digest once", "[trust]") {
+  SignedBundle b;
+  const fs::path state_file = b.temp.path() / "versions.json";
+  write_file(state_file, "{\"versions\": {\"" + b.key.key_id + "\": 4}}");
+
+  b.sign(3);
+  VersionState state = VersionState::load(state_file);
+  CHECK(state.accepted(b.key.key_id) == std::uint64_t{4});
+  CHECK(state.accepted_manifest(b.key.key_id)->manifest_sha256.empty());
+  CHECK_THAT(b.verify(state).reason, Contains("version 3 is lower than version 4") &&
+                                         Contains("(rollback)"));
+
+  b.sign(4);
+  const std::string first = read_file(b.bundle / kManifestFile);
+  REQUIRE(b.verify(state).accepted);
+  CHECK(VersionState::load(state_file).accepted_manifest(b.key.key_id)->manifest_sha256 ==
+        sha256_hex(first));
+
+  b.sign(4, 60);
+  VersionState reloaded = VersionState::load(state_file);
+  CHECK_THAT(b.verify(reloaded).reason, Contains("version 4 of key " + b.key.key_id +
+                                                 " was already accepted as a manifest with sha256 " +
+                                                 sha256_hex(first)));
 }
 
 TEST_CASE("the keyring indexes *.pub keys by the id computed from the key", "[trust]") {
