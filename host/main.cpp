@@ -2,7 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "commands.hpp"
+#include "cli/commands.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "support/bundle_fixture.hpp"
-#include "verification_record.hpp"
+#include "verify/verification_record.hpp"
 
 namespace fs = std::filesystem;
 using namespace algenta;

@@ -1,0 +1,93 @@
+// The algenta-host subcommands. Each returns the process exit code:
+// 0 success, 1 usage or input error, 2 refused (verification, selection,
+// missing accelerator), 3 the engine failed, 4 (verify) a correctness gate
+// failed or did not run.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/host_paths.hpp"
+
+namespace algenta::host {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUsage = 1;
+inline constexpr int kExitRefused = 2;
+inline constexpr int kExitEngine = 3;
+inline constexpr int kExitGateFailed = 4;
+
+// How an engine computes and whether it may round weights (serve, generate,
+// verify): a precision policy the plugin declares, and the operator's consent.
+struct PrecisionOptions {
+  std::string precision = "exact";
+  bool allow_weight_rounding = false;
+};
+
+struct ServeOptions {
+  std::string backend = "auto";  // auto | cuda | plugin name
+  PrecisionOptions precision;
+  bool allow_oracle = false;
+  bool list_backends = false;
+  std::string model_dir;
+};
+
+struct ConformOptions {
+  std::string checkpoint_dir;
+  std::string backend = "cuda";  // cuda | cpu_oracle | a plugin name | all
+  bool backend_defaulted = true;
+  std::string json_file;
+  bool probe = false;
+  bool table = false;
+};
+
+struct PrepareOptions {
+  std::string checkpoint_dir;
+  std::string out_dir;
+  // f32 | bf16 | f16 | source: "source" keeps the stored values (the stored
+  // dtype, or the narrowest of f32/bf16/f16 that holds every stored tensor).
+  std::string dtype = "source";
+};
+
+struct GenerateOptions {
+  std::string model_dir;         // prepared checkpoint
+  std::string backend = "auto";  // auto | cuda | plugin name
+  PrecisionOptions precision;
+  std::vector<std::int32_t> prompt_ids;
+  std::size_t max_tokens = 16;
+  std::uint32_t max_context = 0;  // 0 = the model's maximum
+  std::string logits_file;
+};
+
+struct VerifyOptions {
+  std::string model_dir;         // prepared checkpoint
+  std::string backend = "auto";  // auto | cuda | plugin name
+  PrecisionOptions precision;
+  bool allow_oracle = false;
+  std::string json_file;
+  std::string transformers_reference;  // reference file of the transformers gate
+  std::vector<std::size_t> lengths = {256, 550, 1024, 4096};  // oracle gate prompts
+  std::size_t tokens = 64;  // greedy tokens per oracle gate prompt
+};
+
+struct KernelsOptions {
+  std::string backend = "all";  // cuda | cpu_oracle | a plugin name | all
+  std::string family;           // empty = every family
+  bool json = false;
+};
+
+int run_doctor(const HostPaths& paths);
+int run_kernels(const HostPaths& paths, const KernelsOptions& options);
+int run_generate(const HostPaths& paths, const GenerateOptions& options);
+// Exit codes: 0 every gate ran and passed, 4 a gate failed or did not run,
+// 1 unusable input, 2 refused, 3 the engine failed.
+int run_verify(const HostPaths& paths, const VerifyOptions& options);
+// Exit codes: 0 supported, 3 supported pending the tensor probe, 2 refused,
+// 1 unusable input.
+int run_conform(const HostPaths& paths, const ConformOptions& options);
+int run_prepare(const PrepareOptions& options);
+int run_serve(const HostPaths& paths, const ServeOptions& options);
+
+}  // namespace algenta::host

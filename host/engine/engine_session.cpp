@@ -1,0 +1,174 @@
+#include "engine/engine_session.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "checkpoint/resident_format.hpp"
+#include "cli/commands.hpp"
+#include "engine/plugin_report.hpp"
+
+namespace algenta::host {
+
+namespace {
+
+// The one type a policy holds weights in, or NONE when it holds several
+// (such an engine never needs to round).
+AlgentaDtype single_weight_dtype(const AlgentaPrecisionPolicy& policy) {
+  for (const AlgentaDtype dtype : {ALGENTA_DTYPE_F32, ALGENTA_DTYPE_BF16, ALGENTA_DTYPE_F16}) {
+    if (policy.weight_dtypes == ALGENTA_DTYPE_BIT(dtype)) return dtype;
+  }
+  return ALGENTA_DTYPE_NONE;
+}
+
+}  // namespace
+
+std::string dtype_text(AlgentaDtype dtype) {
+  switch (dtype) {
+    case ALGENTA_DTYPE_F32: return "f32";
+    case ALGENTA_DTYPE_BF16: return "bf16";
+    case ALGENTA_DTYPE_F16: return "f16";
+    case ALGENTA_DTYPE_NONE: break;
+  }
+  return "none";
+}
+
+std::string precision_names(const loader::LoadedPlugin& plugin) {
+  const AlgentaDescriptor& d = plugin.descriptor();
+  std::string names;
+  for (size_t i = 0; i < d.precision_count; ++i) {
+    names += (i == 0 ? "" : ", ") +
+             std::string(ALGENTA_ELEMENT_AT(AlgentaPrecisionPolicy, d.precisions,
+                                            d.precision_stride, i)->name);
+  }
+  return names;
+}
+
+const AlgentaPrecisionPolicy& precision_policy(const loader::LoadedPlugin& plugin,
+                                               const std::string& name) {
+  const AlgentaDescriptor& d = plugin.descriptor();
+  for (size_t i = 0; i < d.precision_count; ++i) {
+    const auto* policy =
+        ALGENTA_ELEMENT_AT(AlgentaPrecisionPolicy, d.precisions, d.precision_stride, i);
+    if (name == policy->name) return *policy;
+  }
+  throw EngineError(ALGENTA_STATUS_UNSUPPORTED,
+                    plugin.entry().name + " does not run precision '" + name +
+                        "' (it runs: " + precision_names(plugin) + ")");
+}
+
+EngineSession::EngineSession(std::unique_ptr<loader::LoadedPlugin> plugin,
+                             const EngineOpenOptions& options)
+    : plugin_(std::move(plugin)), precision_(options.precision) {
+  const AlgentaPrecisionPolicy& policy = precision_policy(*plugin_, options.precision);
+  AlgentaEngineOpen_Args args{};
+  args.struct_size = ALGENTA_EngineOpen_Args_STRUCT_SIZE;
+  args.checkpoint_dir = options.checkpoint_dir.c_str();
+  args.precision = policy.precision;
+  args.round_weights_to =
+      options.allow_weight_rounding ? single_weight_dtype(policy) : options.round_weights_to;
+  args.requested_max_context = options.max_context;
+  check(plugin_->table().engine_open(&args));
+  engine_ = args.engine;
+  vocab_size_ = args.vocab_size;
+  max_context_ = args.served_max_context;
+  rounding_.held = args.rounded_weight_values > 0 ? args.round_weights_to : ALGENTA_DTYPE_NONE;
+  rounding_.changed_values = args.rounded_weight_values;
+  rounding_.max_relative = args.max_weight_rounding;
+}
+
+EngineSession::~EngineSession() {
+  // A failure to release is reported; there is nobody left to hand it to.
+  if (const auto failure = loader::close_engine(plugin_->table(), engine_)) {
+    std::cerr << "algenta-host: closing " << plugin_->entry().name
+              << " failed: " << failure->message << "\n";
+  }
+}
+
+std::string describe_weight_rounding(const EngineSession& session) {
+  const WeightRounding& r = session.weight_rounding();
+  if (r.changed_values == 0) return {};
+  char largest[32];
+  std::snprintf(largest, sizeof largest, "%.3g", r.max_relative);
+  return "weights rounded to " + dtype_text(r.held) + " with the operator's consent: " +
+         std::to_string(r.changed_values) + " values changed (largest relative change " + largest +
+         ")";
+}
+
+void report_weight_rounding(std::ostream& out, const std::string& command,
+                            const EngineSession& session) {
+  const std::string sentence = describe_weight_rounding(session);
+  if (!sentence.empty()) out << command << ": " << session.plugin().entry().name << ": " << sentence << "\n";
+}
+
+MemoryReport EngineSession::memory_report() {
+  AlgentaMemoryReport_Args args{};
+  args.struct_size = ALGENTA_MemoryReport_Args_STRUCT_SIZE;
+  args.engine = engine_;
+  check(plugin_->table().memory_report(&args));
+  return {args.weight_bytes,        args.kv_cache_bytes,      args.workspace_bytes,
+          args.device_free_bytes,   args.device_total_bytes,  args.kv_tokens_per_block,
+          args.kv_blocks_total,     args.kv_blocks_free};
+}
+
+void EngineSession::check(AlgentaError* error) const {
+  if (error == nullptr) return;
+  const PluginFailure failure = take_error(plugin_->table(), error);
+  throw EngineError(failure.code, failure.message);
+}
+
+StepResult EngineSession::step(const std::vector<ChunkRequest>& chunks) {
+  std::vector<AlgentaSequenceChunk> abi_chunks;
+  std::size_t logit_floats = 0;
+  for (const ChunkRequest& c : chunks) {
+    AlgentaSequenceChunk chunk{};
+    chunk.struct_size = ALGENTA_SequenceChunk_STRUCT_SIZE;
+    chunk.sequence_id = c.sequence_id;
+    chunk.tokens = c.tokens.data();
+    chunk.token_count = static_cast<std::uint32_t>(c.tokens.size());
+    chunk.start_position = c.start_position;
+    chunk.want_logits = c.logits;
+    abi_chunks.push_back(chunk);
+    if (c.logits == ALGENTA_LOGITS_LAST) logit_floats += vocab_size_;
+    if (c.logits == ALGENTA_LOGITS_ALL) logit_floats += c.tokens.size() * vocab_size_;
+  }
+  StepResult result;
+  result.next_tokens.resize(chunks.size());
+  result.logits.resize(logit_floats);
+  AlgentaEngineStep_Args args{};
+  args.struct_size = ALGENTA_EngineStep_Args_STRUCT_SIZE;
+  args.engine = engine_;
+  args.chunks = abi_chunks.data();
+  args.chunk_count = abi_chunks.size();
+  args.chunk_stride = sizeof(AlgentaSequenceChunk);
+  args.next_tokens = result.next_tokens.data();
+  args.logits = logit_floats > 0 ? result.logits.data() : nullptr;
+  args.logits_capacity = logit_floats;
+  check(plugin_->table().engine_step(&args));
+  return result;
+}
+
+void EngineSession::free_sequences(const std::vector<std::uint64_t>& ids) {
+  AlgentaSequencesFree_Args args{};
+  args.struct_size = ALGENTA_SequencesFree_Args_STRUCT_SIZE;
+  args.engine = engine_;
+  args.sequence_ids = ids.data();
+  args.sequence_count = ids.size();
+  check(plugin_->table().sequences_free(&args));
+}
+
+int exit_code_for(const EngineError& error) {
+  return error.code == ALGENTA_STATUS_INVALID_ARGUMENT || error.code == ALGENTA_STATUS_UNSUPPORTED
+             ? kExitRefused
+             : kExitEngine;
+}
+
+std::string unprepared_checkpoint(const std::string& dir) {
+  if (std::filesystem::exists(std::filesystem::path(dir) / checkpoint::kResidentManifestFileName)) {
+    return {};
+  }
+  return dir + " is not a prepared checkpoint (no manifest.json); run algenta-host prepare "
+               "CHECKPOINT --out DIR first";
+}
+
+}  // namespace algenta::host

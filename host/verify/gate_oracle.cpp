@@ -1,0 +1,81 @@
+// The oracle gate: the plugin's greedy tokens against the fp32 cpu_oracle's.
+#include <algorithm>
+#include <chrono>
+
+#include "verify/greedy_decode.hpp"
+#include "verify/seeded_prompt.hpp"
+#include "verify/token_comparison.hpp"
+#include "verify/verify_gates.hpp"
+
+namespace algenta::host {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+CheckResult compare_length(EngineSession& plugin, EngineSession& oracle, std::size_t length,
+                           std::size_t tokens, std::uint64_t sequence_id) {
+  const auto start = Clock::now();
+  const std::uint64_t seed = kOracleSeedBase + length;
+  const std::vector<std::int32_t> prompt = seeded_prompt(seed, length, plugin.vocab_size());
+  const GreedyRun got = greedy_decode(plugin, sequence_id, prompt, tokens, false);
+  const GreedyRun want = greedy_decode(oracle, sequence_id, prompt, tokens, true);
+  const TokenComparison comparison = compare_tokens(got.tokens, want.tokens);
+
+  const std::size_t vocab = oracle.vocab_size();
+  const auto oracle_margin = [&](std::size_t step) {
+    return top_margin(std::span<const float>(want.logits).subspan(step * vocab, vocab));
+  };
+  float smallest_margin = oracle_margin(0);
+  for (std::size_t step = 1; step < want.tokens.size(); ++step) {
+    smallest_margin = std::min(smallest_margin, oracle_margin(step));
+  }
+
+  CheckResult check;
+  check.check = "L=" + std::to_string(length);
+  check.verdict = comparison.all_identical() ? Verdict::pass : Verdict::fail;
+  check.details = describe_counts(comparison);
+  check.data = {{"length", length},
+                {"seed", seed},
+                {"tokens", tokens},
+                {"first_window", comparison.window},
+                {"first_identical", comparison.window_identical},
+                {"identical", comparison.identical},
+                {"oracle_margin_min", smallest_margin},
+                {"plugin_tokens", got.tokens},
+                {"oracle_tokens", want.tokens}};
+  if (comparison.first_divergence) {
+    const std::size_t step = *comparison.first_divergence;
+    const std::size_t position = length + step;  // where the generated token goes
+    const float margin = oracle_margin(step);
+    check.details += "; first divergence at step " + std::to_string(step) + " (position " +
+                     std::to_string(position) + "): plugin " + std::to_string(got.tokens[step]) +
+                     ", oracle " + std::to_string(want.tokens[step]) + ", oracle margin " +
+                     short_number(margin);
+    check.data["divergence"] = {{"step", step},
+                                {"position", position},
+                                {"plugin_token", got.tokens[step]},
+                                {"oracle_token", want.tokens[step]},
+                                {"oracle_margin", margin}};
+  }
+  check.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return check;
+}
+
+}  // namespace
+
+GateResult run_oracle_gate(EngineSession& plugin, EngineSession& oracle,
+                           const std::vector<std::size_t>& lengths, std::size_t tokens) {
+  const auto start = Clock::now();
+  GateResult gate;
+  gate.gate = "oracle";
+  gate.data = {{"tokens", tokens}, {"lengths", lengths}};
+  std::uint64_t sequence_id = 1;
+  for (const std::size_t length : lengths) {
+    gate.checks.push_back(compare_length(plugin, oracle, length, tokens, sequence_id++));
+    report_progress(gate.gate, gate.checks.back());
+  }
+  gate.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return gate;
+}
+
+}  // namespace algenta::host

@@ -1,0 +1,60 @@
+// The correctness gates of `algenta-host verify` (DESIGN.md, "Correctness
+// gates"). Each returns one GateResult; engine failures propagate as
+// EngineError, since a gate cannot judge an engine that stopped answering.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "engine/engine_session.hpp"
+#include "engine/host_paths.hpp"
+#include "verify/transformers_reference.hpp"
+#include "verify/verify_result.hpp"
+
+namespace algenta::host {
+
+// Greedy continuation on the plugin vs the cpu_oracle, per prompt length:
+// seeded prompts (seeded_prompt.hpp), prefill in one chunk, then one token
+// per step; the oracle's top-1 minus top-2 margin at the first divergence.
+GateResult run_oracle_gate(EngineSession& plugin, EngineSession& oracle,
+                           const std::vector<std::size_t>& lengths, std::size_t tokens);
+
+// Bit-identical logits and tokens across fresh processes: this executable
+// run kRepeatRuns times as `generate --logits`.
+inline constexpr std::size_t kRepeatRuns = 6;
+inline constexpr std::size_t kRepeatTokens = 16;
+inline constexpr std::size_t kRepeatPromptLength = 256;  // shorter when the context is
+
+struct RepeatSetup {
+  HostPaths paths;  // forwarded to each process
+  std::string model_dir;
+  std::string plugin_name;  // the plugin, named explicitly
+  PrecisionOptions precision;  // forwarded to each process
+  std::uint32_t vocab = 0;
+  std::size_t context = 0;  // tokens per sequence the model allows
+};
+GateResult run_repeat_gate(const RepeatSetup& setup);
+
+// kConcurrentSequences sequences of different lengths stepped together
+// (one step prefills all, then each step decodes one token of each) against
+// each alone: tokens and logits must be bit-identical.
+inline constexpr std::size_t kConcurrentSequences = 8;
+inline constexpr std::size_t kConcurrentSteps = 16;  // the prefill step + 15 decode steps
+inline constexpr std::array<std::size_t, kConcurrentSequences> kConcurrentLengths = {
+    17, 300, 64, 129, 33, 255, 96, 200};
+GateResult run_concurrent_gate(EngineSession& plugin, std::size_t context);
+
+// Greedy token identity against a transformers reference file.
+GateResult run_transformers_gate(EngineSession& plugin, const TransformersReference& reference);
+
+// The context one greedy run needs: the prompt plus every generated token
+// but the last, which is never fed back.
+inline std::size_t context_needed(std::size_t prompt_tokens, std::size_t generated) {
+  return prompt_tokens + generated - 1;
+}
+
+}  // namespace algenta::host
