@@ -7,24 +7,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "files/unique_fd.hpp"
+
 namespace algenta::files {
 namespace {
 
 using Kind = FileReadError::Kind;
-
-class Descriptor {
- public:
-  explicit Descriptor(int fd) : fd_(fd) {}
-  ~Descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 std::string system_reason(int error) { return std::strerror(error); }
 
@@ -83,7 +71,7 @@ std::string read_bounded_fd(int fd, const std::string& name, SizeCap cap) {
 }
 
 std::string read_bounded(const std::filesystem::path& path, SizeCap cap) {
-  const Descriptor file(open_for_reading(path));
+  const UniqueFd file(open_for_reading(path));
   return read_bounded_fd(file.get(), path.string(), cap);
 }
 

@@ -11,22 +11,10 @@
 #include "manifest/crypto.hpp"
 #include "path_trust/path_trust.hpp"
 
+#include "files/unique_fd.hpp"
+
 namespace algenta::loader {
 namespace {
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // Nobody but root or the user the host runs as may be able to change the
 // bundle directory, the plugin file or any directory above them.
@@ -61,7 +49,7 @@ std::string read_verified_plugin_bytes(const std::filesystem::path& bundle,
   check_who_may_write(path, "plugin file");
   const std::string what = "plugin file " + path.string() + " (" + entry.name + ")";
 
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  files::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ELOOP) throw LoadError(what + " is a symlink; plugins must be regular files");
     if (errno == ENOENT) throw LoadError(what + " is missing (listed in the manifest)");

@@ -17,6 +17,8 @@
 #include "manifest/trust.hpp"
 #include "manifest/trusted_paths.hpp"
 
+#include "files/unique_fd.hpp"
+
 namespace algenta::manifest {
 namespace fs = std::filesystem;
 namespace {
@@ -31,21 +33,6 @@ struct Refused {
 
 [[noreturn]] void refuse(std::string reason) { throw Refused{std::move(reason)}; }
 
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileDescriptor(FileDescriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 // Anyone who can write here could swap the files under the host's feet.
 void require_not_world_writable(const struct stat& info, const std::string& what) {
   if ((info.st_mode & S_IWOTH) != 0) refuse(what + " is world-writable");
@@ -57,8 +44,8 @@ struct stat stat_of(int fd) {
   return info;
 }
 
-FileDescriptor open_bundle_directory(const fs::path& directory) {
-  FileDescriptor dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+files::UniqueFd open_bundle_directory(const fs::path& directory) {
+  files::UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.get() < 0) {
     refuse("bundle directory " + directory.string() + " cannot be opened: " +
            std::strerror(errno));
@@ -72,7 +59,7 @@ FileDescriptor open_bundle_directory(const fs::path& directory) {
 // when its size breaks `size_rule` (which refuses with its own message).
 template <typename SizeRule>
 std::string read_bundle_file(int dir_fd, const std::string& name, SizeRule size_rule) {
-  FileDescriptor file(
+  files::UniqueFd file(
       ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (file.get() < 0) {
     if (errno == ENOENT) refuse(name + " missing");
@@ -173,7 +160,7 @@ struct CheckedManifest {
 CheckedManifest check_bundle(const fs::path& directory, const Keyring& keyring,
                              const VersionState& state, std::int64_t now) {
   require_trusted_bundle(directory);
-  const FileDescriptor dir = open_bundle_directory(directory);
+  const files::UniqueFd dir = open_bundle_directory(directory);
   const std::string bytes = read_bundle_file(dir.get(), kManifestFile, [](std::uint64_t size) {
     if (size > kMaxManifestBytes) {
       refuse(std::string(kManifestFile) + " is " + std::to_string(size) +

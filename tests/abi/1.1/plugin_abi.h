@@ -43,6 +43,10 @@
  *  - An AlgentaError is allocated by the plugin, read through error_code and
  *    error_message, and freed exactly once by the host through error_destroy.
  *
+ * NULL: every `extension` may be NULL (no extension). No Args pointer may be
+ * NULL: an engine call given one returns INVALID_ARGUMENT, an error call does
+ * nothing. Other pointers: as each field says.
+ *
  * Threads: the calls on one engine never overlap (the host serializes them,
  * memory_report included); calls on two different engines of one plugin may
  * run concurrently, from different threads, and so may the error calls on

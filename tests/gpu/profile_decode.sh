@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Profiles the CUDA engine's decode step and prefill on the H200 with Nsight
+# Compute (clocks left alone): a real-shape checkpoint from a seed, a
+# 256-token prompt, then per-kernel time, DRAM bytes and achieved bandwidth
+# of a few decode steps and of one 1024-token prefill, as CSV.
+#   tests/gpu/profile_decode.sh RESULTS_DIR [CONFIG.json]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+results=${1:?usage: tests/gpu/profile_decode.sh RESULTS_DIR [CONFIG.json]}
+config=${2:-tests/fixtures/configs/Qwen3-0.6B/config.json}
+mkdir -p "$results"
+BUILD_DIR=${BUILD_DIR:-build}
+host="$BUILD_DIR/bin/algenta-host"
+work=$(mktemp -d)
+python=${PYTHON:-python3}
+name=$(basename "$(dirname "$config")")
+
+"$python" tests/tools/make_gate_checkpoint.py --config "$config" --out "$work/hf" >"$results/make_$name.log" 2>&1
+"$host" --state-file "$work/state.json" prepare "$work/hf" --out "$work/model" --dtype bf16 >>"$results/make_$name.log" 2>&1
+
+prompt=$(seq -s, 1 256)
+long_prompt=$(seq -s, 1 1024)
+run() { "$host" --state-file "$work/state.json" generate --model "$work/model" --plugin cuda_sm90a --max-context 2048 "$@"; }
+
+# Wall-clock figures first (no profiler attached).
+run --prompt-ids "$prompt" --max-tokens 64 >/dev/null 2>"$results/timing_${name}_64.log"
+run --prompt-ids "$prompt" --max-tokens 512 >/dev/null 2>"$results/timing_${name}_512.log"
+run --prompt-ids "$long_prompt" --max-tokens 1 >/dev/null 2>"$results/timing_${name}_prefill1024.log"
+
+metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed
+# Decode: graph launches of the decode steps after warm-up (prefill and
+# graph capture are skipped by the kernel count of one step times 4).
+ncu --clock-control none --graph-profiling node --metrics "$metrics" --csv --page raw \
+  --launch-skip 2000 --launch-count 900 \
+  "$host" --state-file "$work/state.json" generate --model "$work/model" --plugin cuda_sm90a \
+  --max-context 2048 --prompt-ids "$prompt" --max-tokens 16 >"$results/ncu_decode_$name.csv" 2>"$results/ncu_decode_$name.log"
+ncu --clock-control none --metrics "$metrics" --csv --page raw --launch-count 400 \
+  "$host" --state-file "$work/state.json" generate --model "$work/model" --plugin cuda_sm90a \
+  --max-context 2048 --prompt-ids "$long_prompt" --max-tokens 1 >"$results/ncu_prefill_$name.csv" 2>"$results/ncu_prefill_$name.log"
+echo "profile done"
