@@ -28,25 +28,34 @@ void keep_top_k(std::vector<std::int32_t>& ids, std::span<const double> z, std::
   std::erase_if(ids, [&](std::int32_t id) { return z[static_cast<std::size_t>(id)] < threshold; });
 }
 
+bool ranks_before(std::span<const double> z, std::int32_t a, std::int32_t b) {
+  const double za = z[static_cast<std::size_t>(a)], zb = z[static_cast<std::size_t>(b)];
+  return za != zb ? za > zb : a < b;
+}
+
+// ids arrive in ascending id order. W is summed in that order; then the
+// ranking is sorted only as far as the nucleus reaches (chunks of growing
+// size), so a peaked distribution never sorts the whole vocabulary.
 void keep_nucleus(std::vector<std::int32_t>& ids, std::span<const double> z, double top_p,
                   double z_max) {
   if (top_p >= 1.0) return;
-  std::sort(ids.begin(), ids.end(), [&](std::int32_t a, std::int32_t b) {
-    const double za = z[static_cast<std::size_t>(a)], zb = z[static_cast<std::size_t>(b)];
-    return za != zb ? za > zb : a < b;
-  });
-  std::vector<double> weights;
-  weights.reserve(ids.size());
+  const auto weight = [&](std::int32_t id) {
+    return portable_exp(z[static_cast<std::size_t>(id)] - z_max);
+  };
   double total = 0.0;
-  for (std::int32_t id : ids) {
-    weights.push_back(portable_exp(z[static_cast<std::size_t>(id)] - z_max));
-    total = total + weights.back();
-  }
+  for (std::int32_t id : ids) total = total + weight(id);
   const double mass = top_p * total;
+  const auto cmp = [&](std::int32_t a, std::int32_t b) { return ranks_before(z, a, b); };
   double above = 0.0;
-  std::size_t kept = 0;
+  std::size_t kept = 0, sorted_end = 0, chunk = 64;
   while (kept < ids.size() && above < mass) {
-    above = above + weights[kept];
+    if (kept == sorted_end) {
+      sorted_end = std::min(ids.size(), sorted_end + chunk);
+      chunk *= 2;
+      std::partial_sort(ids.begin() + static_cast<std::ptrdiff_t>(kept),
+                        ids.begin() + static_cast<std::ptrdiff_t>(sorted_end), ids.end(), cmp);
+    }
+    above = above + weight(ids[kept]);
     ++kept;
   }
   ids.resize(kept);

@@ -3,11 +3,12 @@
 // vLLM v1 runs min-p first, which changes which tokens top-p keeps):
 //   top-k: keep z >= the k-th largest z (ties at the boundary all stay,
 //          as torch.topk-threshold masking does in HF and vLLM).
-//   top-p: over the survivors sorted by (z desc, id asc), with
-//          w = portable_exp(z - z_max) and W = the sum of w in that order,
-//          keep a token while the weight ranked above it is < top_p * W:
-//          the smallest prefix whose mass reaches top_p; the first token
-//          always stays.
+//   top-p: w = portable_exp(z - z_max), W = the sum of w over the survivors
+//          in ascending id order; walking the survivors sorted by
+//          (z desc, id asc) and summing w in that order, keep a token while
+//          the sum of the tokens ranked above it is < top_p * W: the
+//          smallest prefix whose mass reaches top_p; the first token always
+//          stays.
 //   min-p: keep w >= min_p (p >= min_p * p_max; renormalisation by top-k
 //          and top-p does not change the ratio).
 // -inf entries are not allowed tokens and never survive.

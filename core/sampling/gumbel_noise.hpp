@@ -26,6 +26,29 @@ PhiloxCounter noise_counter(std::uint64_t position, std::uint32_t token_id);
 // (word + 1/2) / 2^32: never 0 or 1, exact in double.
 double uniform_from_word(std::uint32_t word);
 
+double gumbel_from_word(std::uint32_t word);
+
 double gumbel_noise(std::uint64_t seed, std::uint64_t position, std::uint32_t token_id);
+
+// Every value gumbel_noise returns is below this (the largest, for word
+// 0xffffffff, is -log(-log(1 - 2^-33)) ~ 22.87). Since rounding is monotone,
+// a token with z + kGumbelNoiseBound < the best score so far cannot win, and
+// a sampler may skip its noise without changing the result.
+inline constexpr double kGumbelNoiseBound = 23.0;
+
+// The noise of one (seed, position) row, the same values as gumbel_noise;
+// four consecutive token ids share one Philox call.
+class GumbelNoiseRow {
+ public:
+  GumbelNoiseRow(std::uint64_t seed, std::uint64_t position);
+  double at(std::uint32_t token_id);
+
+ private:
+  PhiloxKey key_;
+  std::uint64_t position_;
+  bool have_block_ = false;
+  std::uint32_t block_ = 0;
+  PhiloxCounter words_{};
+};
 
 }  // namespace algenta::sampling

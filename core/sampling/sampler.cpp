@@ -63,11 +63,21 @@ std::int32_t gumbel_max(std::vector<double>& z, const SamplingParams& params,
                         const SamplingRequest& request) {
   for (double& v : z) v = v / params.temperature;
   check_finite_after(request.logits, z, "dividing by temperature");
+  const std::vector<std::int32_t> candidates = surviving_candidates(z, params);
+  const auto z_of = [&](std::int32_t id) { return z[static_cast<std::size_t>(id)]; };
+  GumbelNoiseRow noise(request.seed, request.position);
   BestToken best;
-  for (std::int32_t id : surviving_candidates(z, params)) {
-    const double noise =
-        gumbel_noise(request.seed, request.position, static_cast<std::uint32_t>(id));
-    best.offer(id, z[static_cast<std::size_t>(id)] + noise);
+  // Start from the most likely candidate so the bound skips hopeless tokens
+  // from the first one on; skipping never changes the winner.
+  std::int32_t most_likely = candidates.front();
+  for (std::int32_t id : candidates)
+    if (z_of(id) > z_of(most_likely) || (z_of(id) == z_of(most_likely) && id < most_likely))
+      most_likely = id;
+  best.offer(most_likely,
+             z_of(most_likely) + noise.at(static_cast<std::uint32_t>(most_likely)));
+  for (std::int32_t id : candidates) {
+    if (z_of(id) + kGumbelNoiseBound < best.score) continue;
+    best.offer(id, z_of(id) + noise.at(static_cast<std::uint32_t>(id)));
   }
   return best.id;
 }

@@ -57,3 +57,49 @@ TEST_CASE("the noise is standard Gumbel: mean is the Euler-Mascheroni constant",
   CHECK(std::fabs(mean - 0.5772156649015329) < 0.015);
   CHECK(std::fabs(variance - 1.6449340668482264) < 0.05);
 }
+
+TEST_CASE("the noise bound holds for the extreme words", "[sampling][noise]") {
+  const double largest = gumbel_from_word(0xffffffffu);
+  CHECK(largest < kGumbelNoiseBound);
+  CHECK(largest > 22.8);  // the bound is tight enough to prune
+  CHECK(gumbel_from_word(0) == Approx(-std::log(-std::log(0x1p-33))).epsilon(1e-14));
+  // gumbel_from_word is increasing, so the extreme words bound every value.
+  CHECK(gumbel_from_word(0xfffffffeu) < largest);
+  CHECK(gumbel_from_word(1) > gumbel_from_word(0));
+}
+
+TEST_CASE("a noise row gives gumbel_noise's bits, in any access order", "[sampling][noise]") {
+  GumbelNoiseRow row(77, 5);
+  for (std::uint32_t token : {9u, 8u, 10u, 11u, 3u, 0u, 1u, 262143u, 12u, 4u}) {
+    INFO("token " << token);
+    CHECK(row.at(token) == gumbel_noise(77, 5, token));
+  }
+}
+
+// Exact bits (hex floats) of the noise for a few (seed, position, token), with
+// the Philox word behind each (checked against an independent
+// implementation). A GPU port of the sampler must reproduce these exactly.
+TEST_CASE("pinned noise bits for GPU parity", "[sampling][noise]") {
+  struct Pinned {
+    std::uint64_t seed;
+    std::uint64_t position;
+    std::uint32_t token;
+    std::uint32_t word;
+    double noise;
+  };
+  const Pinned pinned[] = {
+      {0x0ull, 0ull, 0u, 0x6627e8d5u, 0x1.5b6c7ac8fd9d3p-4},  // 0.084820251111387621
+      {0x0ull, 0ull, 1u, 0xe169c58du, 0x1.07e48418102fbp+1},  // 2.0616612546440343
+      {0x1ull, 0ull, 0u, 0xe3e80670u, 0x1.1377353634645p+1},  // 2.1520754351302309
+      {0x3039ull, 17ull, 3u, 0x21e8124du, -0x1.6862385c91837p-1},  // -0.70387436037049766
+      {0x3039ull, 17ull, 4u, 0xaa53b621u, 0x1.cbaef007f1164p-1},  // 0.89781904313035144
+      {0xfedcba9876543210ull, 4294967298ull, 262143u, 0xcfdc3fdcu, 0x1.9197d7b961ce1p+0},  // 1.5687231853096864
+      {0x2aull, 1000000ull, 151935u, 0x5c37c61au, -0x1.54e109fb7a253p-6},  // -0.020805606602069492
+  };
+  for (const Pinned& p : pinned) {
+    INFO("seed " << p.seed << " position " << p.position << " token " << p.token);
+    CHECK(philox4x32_10(noise_counter(p.position, p.token), noise_key(p.seed))[p.token & 3] ==
+          p.word);
+    CHECK(gumbel_noise(p.seed, p.position, p.token) == p.noise);
+  }
+}

@@ -5,6 +5,7 @@
 
 #include "random/splitmix64.hpp"
 #include "sampling/candidate_masks.hpp"
+#include "sampling/gumbel_noise.hpp"
 #include "sampling/penalties.hpp"
 #include "sampling/sampler.hpp"
 
@@ -210,4 +211,49 @@ TEST_CASE("a 262144-token vocabulary samples with and without masks", "[sampling
   CHECK(r.token == 123456);
   CHECK(r.top_logprobs.front().token == 123456);
   CHECK(r.top_logprobs.size() == 20);
+}
+
+TEST_CASE("skipping hopeless tokens never changes the winner", "[sampling][sampler]") {
+  // Wide logits, so the noise bound skips most of the vocabulary.
+  std::vector<float> logits(5000);
+  algenta::SplitMix64 rng(21);
+  for (float& l : logits) l = static_cast<float>(static_cast<double>(rng.next() >> 40) * 0x1p-18);
+  SamplingParams p;
+  p.temperature = 0.8;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    std::int32_t want = -1;
+    double best = -INFINITY;
+    for (std::size_t i = 0; i < logits.size(); ++i) {
+      const double score = static_cast<double>(logits[i]) / p.temperature +
+                           gumbel_noise(seed, 3, static_cast<std::uint32_t>(i));
+      if (score > best) {
+        best = score;
+        want = static_cast<std::int32_t>(i);
+      }
+    }
+    INFO("seed " << seed);
+    CHECK(sample(logits, p, seed, 3) == want);
+  }
+}
+
+// Sixteen steps of a request using every knob, each token fed back into the
+// penalties. Pins the whole pipeline (a GPU port must give these tokens).
+TEST_CASE("a pinned generation with every knob set", "[sampling][sampler]") {
+  std::vector<float> logits(64);
+  algenta::SplitMix64 rng(2026);
+  for (float& l : logits) l = static_cast<float>(static_cast<double>(rng.next() >> 40) * 0x1p-21);
+  SamplingParams p;
+  p.temperature = 0.7;
+  p.top_k = 20;
+  p.top_p = 0.9;
+  p.min_p = 0.02;
+  p.presence_penalty = 0.4;
+  p.frequency_penalty = 0.2;
+  p.repetition_penalty = 1.2;
+  const std::vector<std::int32_t> prompt{1, 2, 3, 5, 8, 13};
+  std::vector<std::int32_t> output;
+  for (std::uint64_t position = 6; position < 22; ++position)
+    output.push_back(sample_token(p, {logits, prompt, output, 0x5eed, position}).token);
+  CHECK(output == std::vector<std::int32_t>{28, 39, 46, 59, 38, 36, 27, 59, 48, 7, 46, 6, 11, 28,
+                                            48, 0});
 }
