@@ -7,6 +7,7 @@
 #include "sampling/candidate_masks.hpp"
 #include "sampling/gumbel_noise.hpp"
 #include "sampling/penalties.hpp"
+#include "sampling/portable_math.hpp"
 #include "sampling/sampler.hpp"
 
 using namespace algenta::sampling;
@@ -256,4 +257,38 @@ TEST_CASE("a pinned generation with every knob set", "[sampling][sampler]") {
     output.push_back(sample_token(p, {logits, prompt, output, 0x5eed, position}).token);
   CHECK(output == std::vector<std::int32_t>{28, 39, 46, 59, 38, 36, 27, 59, 48, 7, 46, 6, 11, 28,
                                             48, 0});
+}
+
+TEST_CASE("top-p over many chunks keeps what a full sort keeps", "[sampling][masks]") {
+  std::vector<double> z(3000);
+  algenta::SplitMix64 rng(5);
+  for (double& v : z) v = static_cast<double>(rng.next() >> 11) * 0x1p-53 * 3.0;
+  z[17] = -INFINITY;
+  for (double top_p : {0.05, 0.3, 0.5, 0.9, 0.999}) {
+    // Reference: a full sort by (z desc, id asc), the documented sums.
+    std::vector<std::int32_t> order;
+    double z_max = -INFINITY, total = 0.0;
+    for (std::size_t i = 0; i < z.size(); ++i)
+      if (z[i] != -INFINITY) {
+        order.push_back(static_cast<std::int32_t>(i));
+        z_max = std::max(z_max, z[i]);
+      }
+    for (std::int32_t id : order) total = total + portable_exp(z[static_cast<std::size_t>(id)] - z_max);
+    std::sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
+      return z[static_cast<std::size_t>(a)] != z[static_cast<std::size_t>(b)]
+                 ? z[static_cast<std::size_t>(a)] > z[static_cast<std::size_t>(b)]
+                 : a < b;
+    });
+    std::vector<std::int32_t> want;
+    double above = 0.0;
+    for (std::int32_t id : order) {
+      if (!(above < top_p * total)) break;
+      want.push_back(id);
+      above = above + portable_exp(z[static_cast<std::size_t>(id)] - z_max);
+    }
+    SamplingParams p;
+    p.top_p = top_p;
+    INFO("top_p " << top_p << " keeps " << want.size());
+    CHECK(sorted_ids(surviving_candidates(z, p)) == sorted_ids(want));
+  }
 }
