@@ -1,0 +1,41 @@
+#include "sampling/gumbel_noise.hpp"
+
+#include "sampling/portable_math.hpp"
+
+namespace algenta::sampling {
+
+PhiloxKey noise_key(std::uint64_t seed) {
+  return {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)};
+}
+
+PhiloxCounter noise_counter(std::uint64_t position, std::uint32_t token_id) {
+  return {token_id >> 2, static_cast<std::uint32_t>(position),
+          static_cast<std::uint32_t>(position >> 32), kTokenNoiseStream};
+}
+
+double uniform_from_word(std::uint32_t word) {
+  return (static_cast<double>(word) + 0.5) * 0x1p-32;
+}
+
+double gumbel_from_word(std::uint32_t word) {
+  return -portable_log(-portable_log(uniform_from_word(word)));
+}
+
+double gumbel_noise(std::uint64_t seed, std::uint64_t position, std::uint32_t token_id) {
+  const PhiloxCounter words = philox4x32_10(noise_counter(position, token_id), noise_key(seed));
+  return gumbel_from_word(words[token_id & 3u]);
+}
+
+GumbelNoiseRow::GumbelNoiseRow(std::uint64_t seed, std::uint64_t position)
+    : key_(noise_key(seed)), position_(position) {}
+
+double GumbelNoiseRow::at(std::uint32_t token_id) {
+  if (!have_block_ || block_ != token_id >> 2) {
+    words_ = philox4x32_10(noise_counter(position_, token_id), key_);
+    block_ = token_id >> 2;
+    have_block_ = true;
+  }
+  return gumbel_from_word(words_[token_id & 3u]);
+}
+
+}  // namespace algenta::sampling
