@@ -3,7 +3,10 @@
 #include "json/strict_json.hpp"
 #include "tokenizer/json_fields.hpp"
 #include "tokenizer/tokenizer_error.hpp"
+#include "tokenizer/utf8.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <system_error>
 
@@ -92,6 +95,13 @@ Tokenizer Tokenizer::from_json_text(std::string_view text) {
 }
 
 std::vector<std::uint32_t> Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
+  // The regex engine and the normalizer need whole characters.
+  if (const std::size_t bad = utf8::first_invalid(text); bad != std::string_view::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+    throw TokenizerError("text to encode is not UTF-8: byte " + std::string(byte) + " at offset " +
+                         std::to_string(bad) + " of " + std::to_string(text.size()));
+  }
   std::vector<std::uint32_t> ids;
   for (TextPiece& raw : added_.split_raw(text)) {
     if (raw.token) {

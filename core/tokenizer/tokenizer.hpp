@@ -29,6 +29,7 @@ class Tokenizer {
   static Tokenizer load(const std::filesystem::path& path, std::uint64_t max_bytes = default_max_file_bytes);
   static Tokenizer from_json_text(std::string_view text);
 
+  // Throws TokenizerError when `text` is not UTF-8, naming the byte and offset.
   std::vector<std::uint32_t> encode(std::string_view text, bool add_special_tokens) const;
   std::string decode(const std::vector<std::uint32_t>& ids, bool skip_special_tokens) const;
 

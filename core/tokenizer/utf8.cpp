@@ -88,15 +88,17 @@ std::size_t valid_char_at(std::string_view bytes, std::size_t pos, std::size_t& 
 
 }  // namespace
 
-bool is_valid(std::string_view bytes) {
+std::size_t first_invalid(std::string_view bytes) {
   std::size_t pos = 0, invalid = 0;
   while (pos < bytes.size()) {
     const std::size_t length = valid_char_at(bytes, pos, invalid);
-    if (length == 0) return false;
+    if (length == 0) return pos;
     pos += length;
   }
-  return true;
+  return std::string_view::npos;
 }
+
+bool is_valid(std::string_view bytes) { return first_invalid(bytes) == std::string_view::npos; }
 
 std::string lossy(std::string_view bytes) {
   std::string out;

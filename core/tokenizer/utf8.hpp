@@ -19,6 +19,8 @@ void append(std::string& out, char32_t code_point);
 std::string encode(char32_t code_point);
 
 bool is_valid(std::string_view bytes);
+// Offset of the first byte that does not begin a valid character, or npos.
+std::size_t first_invalid(std::string_view bytes);
 
 // Bytes -> text, each maximal invalid subsequence replaced by U+FFFD,
 // exactly as Rust's String::from_utf8_lossy does.

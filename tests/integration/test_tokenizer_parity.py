@@ -51,7 +51,8 @@ def test_matches_tokenizers_library(family, tmp_path):
     tokenizer_json = build_tokenizer_json(fixture, training_corpus(7, 3000), 1200)
     reference = Tokenizer.from_str(tokenizer_json)
     rng = random.Random(f"parity-{family}")
-    texts = [random_string(rng, token_texts(tokenizer_json)) for _ in range(STRINGS)]
+    added = token_texts(tokenizer_json)
+    texts = [random_string(rng, added) for _ in range(STRINGS)]
     id_lists = random_id_lists(rng, reference.get_vocab_size(with_added_tokens=True), ID_LISTS)
     got = run_cpp(tmp_path, tokenizer_json, texts, id_lists)
 

@@ -176,3 +176,13 @@ TEST_CASE("Added tokens split out of the text honour lstrip, rstrip and single_w
   CHECK(tokenizer.decode({10, 1, 12}, false) == "<L> a ax");
   CHECK(tokenizer.decode({10, 1, 12}, true) == "a ax");
 }
+
+TEST_CASE("Text that is not UTF-8 is refused, naming the byte", "[tokenizer][encode]") {
+  const Tokenizer tokenizer = load(minimal());
+  try {
+    tokenizer.encode("ab\xC3(", false);
+    FAIL("invalid UTF-8 was encoded");
+  } catch (const TokenizerError& e) {
+    CHECK_THAT(e.what(), Contains("byte 0xC3 at offset 2 of 4"));
+  }
+}
