@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tokenizer_cases import build_tokenizer_json, random_id_lists, random_string, token_texts, training_corpus
+from tokenizer_cases import EDGE_CASES, build_tokenizer_json, random_id_lists, random_string, token_texts, training_corpus
 
 from tokenizers import Tokenizer
 
@@ -16,7 +16,7 @@ TOKENIZE = os.environ.get("ALGENTA_TOKENIZE", "")
 FIXTURES = os.environ.get("ALGENTA_FIXTURES", "")
 STRINGS = 10000
 ID_LISTS = 1000
-FAMILIES = ["qwen2.5", "llama-3.2", "mistral-v0.3", "gemma-3", "metaspace"]
+FAMILIES = ["qwen2.5", "llama-3.2", "mistral-v0.3", "gemma-3", "metaspace", "split-variants"]
 
 
 def run_cpp(tmp_path, tokenizer_json, texts, id_lists):
@@ -52,7 +52,7 @@ def test_matches_tokenizers_library(family, tmp_path):
     reference = Tokenizer.from_str(tokenizer_json)
     rng = random.Random(f"parity-{family}")
     added = token_texts(tokenizer_json)
-    texts = [random_string(rng, added) for _ in range(STRINGS)]
+    texts = EDGE_CASES + added + [random_string(rng, added) for _ in range(STRINGS)]
     id_lists = random_id_lists(rng, reference.get_vocab_size(with_added_tokens=True), ID_LISTS)
     got = run_cpp(tmp_path, tokenizer_json, texts, id_lists)
 

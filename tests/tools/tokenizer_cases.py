@@ -46,6 +46,14 @@ SCRIPTS = [(0x41, 0x5A), (0x61, 0x7A), (0xC0, 0x24F), (0x370, 0x3FF), (0x400, 0x
            (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0x1F300, 0x1FAFF), (0x20000, 0x2A6DF)]
 
 
+# Hand-picked edges, run before the random strings.
+EDGE_CASES = ["", " ", "  ", "\n", "\r\n\r\n", "   \n\n  ", " " * 300, "\t" * 50 + "x", "a" * 1000, "ab" * 2000,
+              "'S'LL'Re 'd", "<mask><mask>", "  <mask>  x", "x<sep>   y", "<sep>", "hello", "hellohello", "hello_",
+              "_hello", "say hello!", "héllo hello", "ab cd", "ab  cd", "[[x]][[x]]", "e\u0301\u0301", "\u1100\u1161",
+              "1234567890123", "\u00a0\u00a0x", "x\u3000", "\u2581", "\u2581\u2581 x", "<0x41>", "<unk>", "\x00\x00",
+              "\ufeffx", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\u00e9" * 100, "\u4e2d" * 200]
+
+
 def assigned(cp):
     # Python 3.11's unicodedata is Unicode 14, the version the strings keep to.
     return unicodedata.category(chr(cp)) not in ("Cn", "Cs", "Co")
