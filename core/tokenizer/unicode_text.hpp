@@ -7,8 +7,9 @@
 
 namespace algenta::tokenizer::unicode {
 
-enum class Form { nfc, nfd, nfkc, nfkd };
+enum class Form { nfc = 0, nfd = 1, nfkc = 2, nfkd = 3 };
 
+// Normalized as tokenizers does: Unicode 9.0 normalization data.
 std::string normalize(std::string_view text, Form form);
 
 // Rust regex \w: Alphabetic, marks, decimal numbers, connector punctuation, join controls.

@@ -186,3 +186,20 @@ TEST_CASE("Text that is not UTF-8 is refused, naming the byte", "[tokenizer][enc
     CHECK_THAT(e.what(), Contains("byte 0xC3 at offset 2 of 4"));
   }
 }
+
+TEST_CASE("Normalization uses Unicode 9.0 data, as tokenizers does", "[tokenizer][normalizer]") {
+  nlohmann::json doc = document(bpe_model({"a"}, nlohmann::json::array()));
+  doc["normalizer"] = {{"type", "NFC"}};
+  doc["decoder"] = nullptr;
+  doc["model"]["unk_token"] = nullptr;
+  // The ids do not show the normalized text; the added token does: it is
+  // found only where the normalized text holds its (normalized) form.
+  doc["added_tokens"] = {{{"id", 5}, {"content", "\xE0\xB9\x88\xF0\x91\xB5\x84"}, {"normalized", true}},
+                         {{"id", 6}, {"content", "e\xCC\x81"}, {"normalized", true}}};
+  const Tokenizer tokenizer = load(doc);
+  // U+0E48 (ccc 107) before U+11D44 (ccc 9, Unicode 10): current data would swap them.
+  CHECK(tokenizer.encode("\xE0\xB9\x88\xF0\x91\xB5\x84", false) == std::vector<std::uint32_t>{5});
+  // e + U+0301 composes to U+00E9 under any version; the token was normalized too.
+  CHECK(tokenizer.encode("e\xCC\x81", false) == std::vector<std::uint32_t>{6});
+  CHECK(tokenizer.encode("\xC3\xA9", false) == std::vector<std::uint32_t>{6});
+}
