@@ -52,17 +52,30 @@ std::size_t leading_space_length(std::string_view text) {
 
 }  // namespace
 
-void AddedVocabulary::Matcher::add(std::string pattern, std::size_t token_index) {
-  const auto first = static_cast<unsigned char>(pattern.front());
-  by_first_byte[first].push_back(Entry{std::move(pattern), token_index});
-  empty = false;
+std::optional<std::size_t> AddedVocabulary::Matcher::add(std::string_view pattern, std::size_t token_index) {
+  std::uint32_t node = 0;
+  for (const char c : pattern) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(node) << 8) | static_cast<unsigned char>(c);
+    const auto [it, inserted] = edges_.emplace(key, static_cast<std::uint32_t>(terminal_.size()));
+    if (inserted) terminal_.push_back(-1);
+    node = it->second;
+  }
+  if (terminal_[node] >= 0) return static_cast<std::size_t>(terminal_[node]);
+  terminal_[node] = static_cast<std::int64_t>(token_index);
+  return std::nullopt;
 }
 
-void AddedVocabulary::Matcher::finish() {
-  for (auto& entries : by_first_byte) {
-    std::stable_sort(entries.begin(), entries.end(),
-                     [](const Entry& a, const Entry& b) { return a.pattern.size() > b.pattern.size(); });
+std::optional<std::pair<std::size_t, std::size_t>> AddedVocabulary::Matcher::longest_at(std::string_view text,
+                                                                                       std::size_t at) const {
+  std::optional<std::pair<std::size_t, std::size_t>> best;
+  std::uint32_t node = 0;
+  for (std::size_t pos = at; pos < text.size(); ++pos) {
+    const auto it = edges_.find((static_cast<std::uint64_t>(node) << 8) | static_cast<unsigned char>(text[pos]));
+    if (it == edges_.end()) break;
+    node = it->second;
+    if (terminal_[node] >= 0) best.emplace(static_cast<std::size_t>(terminal_[node]), pos + 1 - at);
   }
+  return best;
 }
 
 AddedVocabulary AddedVocabulary::from_json(const nlohmann::json& section, std::string_view path_view,
@@ -97,15 +110,17 @@ AddedVocabulary AddedVocabulary::from_json(const nlohmann::json& section, std::s
   for (std::size_t i = 0; i < vocabulary.tokens_.size(); ++i) {
     AddedToken& token = vocabulary.tokens_[i];
     token.decoded_form = token.content;
-    if (token.normalized) {
-      token.decoded_form = normalizer.normalize(token.content);
-      if (!token.decoded_form.empty()) vocabulary.normalized_.add(token.decoded_form, i);
-    } else {
-      vocabulary.raw_.add(token.content, i);
+    if (token.normalized) token.decoded_form = normalizer.normalize(token.content);
+    if (token.decoded_form.empty()) {
+      jf::refuse(jf::index_path(path, i), "\"" + token.content + "\" normalizes to nothing");
+    }
+    Matcher& matcher = token.normalized ? vocabulary.normalized_ : vocabulary.raw_;
+    // tokenizers cannot build its matcher either when two tokens match as one text.
+    if (const auto other = matcher.add(token.decoded_form, i)) {
+      jf::refuse(jf::index_path(path, i), "\"" + token.content + "\" is matched as \"" + token.decoded_form +
+                                              "\", like \"" + vocabulary.tokens_[*other].content + "\"");
     }
   }
-  vocabulary.raw_.finish();
-  vocabulary.normalized_.finish();
   return vocabulary;
 }
 
@@ -121,26 +136,19 @@ std::optional<std::uint32_t> AddedVocabulary::id_of(std::string_view content) co
 }
 
 std::vector<TextPiece> AddedVocabulary::split(std::string_view text, const Matcher& matcher) const {
-  if (matcher.empty || text.empty()) return {TextPiece{std::string(text), std::nullopt, 0}};
+  if (matcher.empty() || text.empty()) return {TextPiece{std::string(text), std::nullopt, 0}};
   std::vector<TextPiece> pieces;
   std::size_t consumed = 0;  // end of the last match (start_offset in tokenizers)
   std::size_t search = 0;    // where the leftmost-longest scan resumes
   while (search < text.size()) {
-    const Matcher::Entry* found = nullptr;
+    std::optional<std::pair<std::size_t, std::size_t>> found;
     std::size_t at = search;
-    for (; at < text.size() && found == nullptr; ++at) {
-      for (const Matcher::Entry& entry : matcher.by_first_byte[static_cast<unsigned char>(text[at])]) {
-        if (text.compare(at, entry.pattern.size(), entry.pattern) == 0) {
-          found = &entry;
-          break;
-        }
-      }
-    }
-    if (found == nullptr) break;
+    for (; at < text.size() && !found; ++at) found = matcher.longest_at(text, at);
+    if (!found) break;
     std::size_t start = at - 1;
-    std::size_t stop = start + found->pattern.size();
+    std::size_t stop = start + found->second;
     search = stop;  // the automaton moves past every match, kept or not
-    const AddedToken& token = tokens_[found->token_index];
+    const AddedToken& token = tokens_[found->first];
     if (token.single_word) {
       const bool space_before = start == 0 || !ends_with_word(text.substr(0, start));
       const bool space_after = stop == text.size() || !starts_with_word(text.substr(stop));

@@ -53,16 +53,18 @@ class AddedVocabulary {
   bool is_special(std::string_view content) const { return special_contents_.contains(std::string(content)); }
 
  private:
-  // Patterns grouped by first byte, longest first, for leftmost-longest search.
-  struct Matcher {
-    struct Entry {
-      std::string pattern;
-      std::size_t token_index;
-    };
-    std::vector<Entry> by_first_byte[256];
-    bool empty = true;
-    void add(std::string pattern, std::size_t token_index);
-    void finish();
+  // A byte trie of the patterns, for leftmost-longest search.
+  class Matcher {
+   public:
+    // The index of the token that already has this pattern, if one has.
+    std::optional<std::size_t> add(std::string_view pattern, std::size_t token_index);
+    bool empty() const { return terminal_.size() <= 1; }
+    // The token index and length of the longest pattern starting at `at`.
+    std::optional<std::pair<std::size_t, std::size_t>> longest_at(std::string_view text, std::size_t at) const;
+
+   private:
+    std::unordered_map<std::uint64_t, std::uint32_t> edges_;  // (node << 8 | byte) -> child
+    std::vector<std::int64_t> terminal_{-1};                   // token index per node, -1 for none
   };
   std::vector<TextPiece> split(std::string_view text, const Matcher& matcher) const;
 

@@ -121,6 +121,12 @@ TEST_CASE("Malformed tokenizer.json gets a clear error, never a crash", "[tokeni
   CHECK_THAT(refusal(doc), Contains("added_tokens[0].content") && Contains("cannot be empty"));
 
   doc = minimal();
+  doc["normalizer"] = {{"type", "NFC"}};
+  doc["added_tokens"] = {{{"id", 7}, {"content", "\xC3\xA9"}, {"normalized", true}},
+                         {{"id", 8}, {"content", "e\xCC\x81"}, {"normalized", true}}};
+  CHECK_THAT(refusal(doc), Contains("added_tokens[1]") && Contains("like \"\xC3\xA9\""));
+
+  doc = minimal();
   doc["post_processor"] = {{"type", "TemplateProcessing"},
                            {"single", {{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}}}},
                            {"special_tokens", nlohmann::json::object()}};
