@@ -20,11 +20,16 @@ std::uint64_t pair_key(std::uint32_t left, std::uint32_t right) {
   return (static_cast<std::uint64_t>(left) << 32) | right;
 }
 
-std::vector<std::pair<std::string, std::string>> read_merges(const nlohmann::json& list, const std::string& path) {
+struct MergeEntry {
+  std::string left;
+  std::string right;
+  std::size_t json_index;  // where it is in the file, for messages
+};
+
+std::vector<MergeEntry> read_merges(const nlohmann::json& list, const std::string& path) {
   if (!list.is_array()) jf::refuse(path, "expected an array of merges");
-  std::vector<std::pair<std::string, std::string>> merges;
+  std::vector<MergeEntry> merges;
   merges.reserve(list.size());
-  std::size_t rank = 0;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const nlohmann::json& entry = list[i];
     const std::string entry_path = jf::index_path(path, i);
@@ -35,13 +40,12 @@ std::vector<std::pair<std::string, std::string>> read_merges(const nlohmann::jso
       if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos) {
         jf::refuse(entry_path, "merge \"" + line + "\" is not two tokens separated by one space");
       }
-      merges.emplace_back(line.substr(0, space), line.substr(space + 1));
+      merges.push_back(MergeEntry{line.substr(0, space), line.substr(space + 1), i});
     } else if (entry.is_array() && entry.size() == 2 && entry[0].is_string() && entry[1].is_string()) {
-      merges.emplace_back(entry[0].get<std::string>(), entry[1].get<std::string>());
+      merges.push_back(MergeEntry{entry[0].get<std::string>(), entry[1].get<std::string>(), i});
     } else {
       jf::refuse(entry_path, "a merge must be \"a b\" or [\"a\", \"b\"]");
     }
-    ++rank;
   }
   return merges;
 }
@@ -111,11 +115,11 @@ BpeModel BpeModel::from_json(const nlohmann::json& section, std::string_view pat
   const auto merges = read_merges(jf::required(section, "merges", path), merges_path);
   model.merges_.reserve(merges.size());
   for (std::size_t rank = 0; rank < merges.size(); ++rank) {
-    const auto& [left, right] = merges[rank];
+    const auto& [left, right, json_index] = merges[rank];
     const auto find = [&](const std::string& token) {
       const auto it = model.vocab_.find(token);
       if (it == model.vocab_.end()) {
-        jf::refuse(jf::index_path(merges_path, rank), "merge token \"" + token + "\" is not in the vocab");
+        jf::refuse(jf::index_path(merges_path, json_index), "merge token \"" + token + "\" is not in the vocab");
       }
       return it->second;
     };

@@ -1,11 +1,18 @@
 // Incremental detokenization: feed ids one at a time, get the text that is
 // final so far. The concatenated output equals decode(all ids), and no piece
-// ends inside a character: text that may still change (a trailing U+FFFD
-// that later bytes may complete, a run of <0xNN> byte tokens) is held back.
+// ends inside a character.
 //
-// Like vLLM's detokenizer it decodes a window of recent ids and emits what
-// the window adds; the window restarts after text that later ids cannot
-// change, so the work per id stays small.
+// Like vLLM's detokenizer (prefix and read offsets) it decodes only recent
+// ids: a window that holds the ids since the last text given out. The window
+// is decoded as a continuation of the text before it (Decoder::decode), and
+// held back while its text may still change: while it ends in a <0xNN> byte
+// token (the run may complete a character, or turn invalid and become one
+// U+FFFD per byte) or in U+FFFD (the next bytes may complete it). A window
+// whose text is empty is kept too, so a start-of-text rule (Strip's start,
+// Metaspace's first token) sees the same tokens as decode() does.
+//
+// What it cannot follow: a Strip with `stop` or a multi-character Replace
+// after Fuse (none of the supported model families has them).
 #pragma once
 
 #include "tokenizer/tokenizer.hpp"
@@ -26,13 +33,12 @@ class StreamDecoder {
   std::string finish();
 
  private:
-  std::string emit_from(const std::string& window_text);
+  std::string take_window();
 
   const Tokenizer& tokenizer_;
   bool skip_special_tokens_;
-  std::vector<std::string> window_;  // token strings since the window began
-  bool window_continues_ = false;    // text was decoded before the window
-  std::size_t emitted_ = 0;          // bytes of the window's text already given out
+  std::vector<std::string> window_;  // token strings not given out yet
+  bool window_continues_ = false;    // text was given out before the window
 };
 
 }  // namespace algenta::tokenizer
