@@ -39,6 +39,7 @@ class Tokenizer {
   const Decoder& decoder() const { return decoder_; }
 
   std::optional<std::uint32_t> token_to_id(std::string_view token) const;
+  // As tokenizers' id_to_token: a normalized added token in its normalized form.
   std::optional<std::string> id_to_token(std::uint32_t id) const;
   bool is_special(std::uint32_t id) const;
 
