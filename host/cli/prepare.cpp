@@ -39,7 +39,7 @@ nlohmann::json describe_source(const std::string& config_text,
 
 // What converting to an explicitly asked dtype changed, in one line.
 std::string rounding_summary(const checkpoint::RoundingStats& rounding) {
-  if (rounding.values == 0) return "every tensor was already in that dtype";
+  if (rounding.values == 0) return "nothing to convert: every tensor is stored in that dtype";
   if (rounding.changed == 0) {
     return "no value changed (" + std::to_string(rounding.values) + " values converted exactly)";
   }
@@ -104,7 +104,7 @@ int prepare(const PrepareOptions& options) {
             << (keep_values ? ", the stored values" : "") << ") and " << side_files
             << " side files to " << options.out_dir << "\n";
   if (!keep_values) {
-    std::cout << "prepare: rounded to " << dtype_label << ": " << rounding_summary(writer.rounding())
+    std::cout << "prepare: --dtype " << dtype_label << ": " << rounding_summary(writer.rounding())
               << "\n";
   }
   for (const std::string& ignored : check.ignored) std::cout << "  left out: " << ignored << "\n";

@@ -3,7 +3,7 @@
 # Compute (clocks left alone): a real-shape checkpoint from a seed, a
 # 256-token prompt, then per-kernel time, DRAM bytes and achieved bandwidth
 # of a few decode steps and of one 1024-token prefill, as CSV.
-#   tests/gpu/profile_decode.sh RESULTS_DIR [CONFIG.json]
+#   tests/gpu/profile_decode.sh RESULTS_DIR [CONFIG.json]    (NCU=0: timing only)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 results=${1:?usage: tests/gpu/profile_decode.sh RESULTS_DIR [CONFIG.json]}
@@ -14,6 +14,7 @@ host="$BUILD_DIR/bin/algenta-host"
 work=$(mktemp -d)
 python=${PYTHON:-python3}
 name=$(basename "$(dirname "$config")")
+source tests/gpu/host_config.sh
 
 "$python" tests/tools/make_gate_checkpoint.py --config "$config" --out "$work/hf" >"$results/make_$name.log" 2>&1
 "$host" --state-file "$work/state.json" prepare "$work/hf" --out "$work/model" --dtype bf16 >>"$results/make_$name.log" 2>&1
@@ -27,6 +28,8 @@ run --prompt-ids "$prompt" --max-tokens 64 >/dev/null 2>"$results/timing_${name}
 run --prompt-ids "$prompt" --max-tokens 512 >/dev/null 2>"$results/timing_${name}_512.log"
 run --prompt-ids "$long_prompt" --max-tokens 1 >/dev/null 2>"$results/timing_${name}_prefill1024.log"
 
+# NCU=0: the wall-clock figures only.
+[[ "${NCU:-1}" == 0 ]] && { echo "profile done (timing only)"; exit 0; }
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed
 # Decode: graph launches of the decode steps after warm-up (prefill and
 # graph capture are skipped by the kernel count of one step times 4).

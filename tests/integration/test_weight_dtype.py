@@ -21,7 +21,7 @@ def test_prepare_reports_what_rounding_changed(host, tmp_path):
     write_checkpoint(str(src), "qwen3", "f32")  # normal values: most change in bf16
     r = host.run("prepare", src, "--out", tmp_path / "out", "--dtype", "bf16")
     assert r.returncode == 0, r.stderr
-    m = re.search(r"rounded to bf16: (\d+) of (\d+) converted values changed "
+    m = re.search(r"--dtype bf16: (\d+) of (\d+) converted values changed "
                   r"\(largest relative change ([0-9.e+-]+)\)", r.stdout)
     assert m, r.stdout
     changed, total, largest = int(m.group(1)), int(m.group(2)), float(m.group(3))

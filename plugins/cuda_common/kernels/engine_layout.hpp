@@ -13,8 +13,11 @@ inline constexpr int kKvBlockTokens = 32;
 // head_dim <= 32 * kMaxHeadDimPerLane: a lane keeps that many accumulators.
 inline constexpr int kMaxHeadDimPerLane = 8;
 inline constexpr int kMaxHeadDim = 32 * kMaxHeadDimPerLane;
-// Decode attention splits a sequence's keys into slices of this many blocks.
-inline constexpr int kDecodeSplitBlocks = 16;
+// Decode attention splits a sequence's keys into slices of this many blocks
+// (128 keys): one warp walks a slice, so a short context still spreads over
+// many warps. Fixed, never chosen by batch size: a row's bits depend on its
+// position alone.
+inline constexpr int kDecodeSplitBlocks = 4;
 
 struct RowMeta {
   std::int32_t token;
