@@ -1,0 +1,641 @@
+#include "chat/renderer.hpp"
+
+#include <chrono>
+#include <ctime>
+
+#include "chat/py_ops.hpp"
+#include "chat/template_error.hpp"
+
+namespace algenta::chat {
+
+const Value* Frame::find(const std::string& name) const {
+  for (const auto& [k, v] : vars)
+    if (k == name) return &v;
+  return nullptr;
+}
+
+void Frame::set(const std::string& name, Value v) {
+  for (auto& [k, old] : vars)
+    if (k == name) {
+      old = std::move(v);
+      return;
+    }
+  vars.emplace_back(name, std::move(v));
+}
+
+const Value* CallArgs::get(std::size_t index, const std::string& name) const {
+  if (index < positional.size()) return &positional[index];
+  for (const auto& [k, v] : keywords)
+    if (k == name) return &v;
+  return nullptr;
+}
+
+void CallArgs::check_signature(const std::string& function, const std::vector<std::string>& names) const {
+  if (positional.size() > names.size())
+    fail(ErrorKind::runtime, "TypeError: " + function + "() takes at most " + std::to_string(names.size()) +
+                                 " arguments (" + std::to_string(positional.size()) + " given)", pos);
+  for (const auto& [k, v] : keywords) {
+    bool known = false;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == k) {
+        known = true;
+        if (i < positional.size())
+          fail(ErrorKind::runtime, "TypeError: " + function + "() got multiple values for argument '" + k + "'", pos);
+      }
+    if (!known) fail(ErrorKind::runtime, "TypeError: " + function + "() got an unexpected keyword argument '" + k + "'", pos);
+  }
+}
+
+Renderer::Renderer(const RenderOptions& options, Value context) : options_(options), context_(std::move(context)) {}
+
+void Renderer::check_output(const std::string& out, SourcePos pos) const {
+  if (out.size() > options_.limits.max_output_bytes)
+    fail(ErrorKind::bound, "rendered text exceeds the output limit of " + std::to_string(options_.limits.max_output_bytes) + " bytes", pos);
+}
+
+std::string Renderer::render(const ParsedTemplate& tmpl) {
+  auto root = std::make_shared<Frame>();
+  std::string out;
+  exec(tmpl.body, root, out);
+  return out;
+}
+
+Renderer::Flow Renderer::exec(const Body& body, const FramePtr& frame, std::string& out) {
+  for (const auto& sp : body) {
+    const Stmt& s = *sp;
+    switch (s.kind) {
+      case StmtKind::text:
+        out += s.text;
+        check_output(out, s.pos);
+        break;
+      case StmtKind::output: {
+        Value v = eval(*s.expr, frame);
+        if (v.unsafe) fail_undefined(v);
+        try {
+          out += py_str(v);
+        } catch (const TemplateError& e) {
+          if (e.where().line) throw;
+          throw TemplateError(e.kind(), e.bare_message(), s.pos);
+        }
+        check_output(out, s.pos);
+        break;
+      }
+      case StmtKind::if_: {
+        bool done = false;
+        for (const auto& [test, branch] : s.branches) {
+          if (truthy(eval(*test, frame))) {
+            Flow f = exec(branch, frame, out);
+            if (f != Flow::normal) return f;
+            done = true;
+            break;
+          }
+        }
+        if (!done) {
+          Flow f = exec(s.else_body, frame, out);
+          if (f != Flow::normal) return f;
+        }
+        break;
+      }
+      case StmtKind::for_: {
+        Flow f = exec_for(s, frame, out);
+        if (f != Flow::normal) return f;
+        break;
+      }
+      case StmtKind::set: assign(s.target, eval(*s.expr, frame), frame, s.pos); break;
+      case StmtKind::set_block: {
+        std::string text;
+        exec(s.body, frame, text);
+        assign(s.target, Value::string(std::move(text)), frame, s.pos);
+        break;
+      }
+      case StmtKind::macro: {
+        Value m;
+        m.kind = Kind::macro;
+        m.macro = std::make_shared<const MacroValue>(MacroValue{s.macro, frame});
+        frame->set(s.macro->name, m);
+        break;
+      }
+      case StmtKind::break_: return Flow::break_;
+      case StmtKind::continue_: return Flow::continue_;
+      case StmtKind::generation: {
+        Flow f = exec(s.body, frame, out);
+        if (f != Flow::normal) return f;
+        break;
+      }
+    }
+  }
+  return Flow::normal;
+}
+
+void Renderer::assign(const Target& target, const Value& v, const FramePtr& frame, SourcePos pos) {
+  if (!target.attribute.empty()) {
+    Value obj = lookup(target.names[0], frame, pos);
+    if (obj.kind != Kind::ns)
+      fail(ErrorKind::runtime, "TemplateRuntimeError: cannot assign attribute on non-namespace object", pos);
+    obj.ns->assign(target.attribute, v);
+    return;
+  }
+  if (!target.tuple) {
+    frame->set(target.names[0], v);
+    return;
+  }
+  ValueList items = py_iterate(v);
+  if (items.size() != target.names.size())
+    fail(ErrorKind::runtime,
+         items.size() > target.names.size()
+             ? "ValueError: too many values to unpack (expected " + std::to_string(target.names.size()) + ")"
+             : "ValueError: not enough values to unpack (expected " + std::to_string(target.names.size()) + ", got " +
+                   std::to_string(items.size()) + ")",
+         pos);
+  for (std::size_t k = 0; k < items.size(); ++k) frame->set(target.names[k], items[k]);
+}
+
+Renderer::Flow Renderer::exec_for(const Stmt& s, const FramePtr& frame, std::string& out) {
+  Value seq = eval(*s.expr, frame);
+  ValueList all;
+  try {
+    all = py_iterate(seq);
+  } catch (const TemplateError& e) {
+    if (e.where().line) throw;
+    throw TemplateError(e.kind(), e.bare_message(), s.expr->pos);
+  }
+  if (s.loop_filter) {
+    ValueList kept;
+    for (auto& item : all) {
+      auto probe = std::make_shared<Frame>();
+      probe->parent = frame;
+      assign(s.target, item, probe, s.pos);
+      if (truthy(eval(*s.loop_filter, probe))) kept.push_back(std::move(item));
+    }
+    all = std::move(kept);
+  }
+  auto items = std::make_shared<const ValueList>(std::move(all));
+  for (std::size_t k = 0; k < items->size(); ++k) {
+    if (++iterations_ > options_.limits.max_loop_iterations)
+      fail(ErrorKind::bound, "for loops ran more than " + std::to_string(options_.limits.max_loop_iterations) +
+                                 " iterations in one rendering", s.pos);
+    auto body_frame = std::make_shared<Frame>();
+    body_frame->parent = frame;
+    assign(s.target, (*items)[k], body_frame, s.pos);
+    Value loop;
+    loop.kind = Kind::loop;
+    loop.loop = std::make_shared<const LoopState>(LoopState{items, k});
+    body_frame->set("loop", loop);
+    Flow f = exec(s.body, body_frame, out);
+    if (f == Flow::break_) break;
+  }
+  if (items->empty()) return exec(s.else_body, frame, out);
+  return Flow::normal;
+}
+
+Value Renderer::global(const std::string& name, SourcePos pos) {
+  if (name == "range") {
+    return Value::make_native("range", [](Renderer& r, const CallArgs& a) {
+      if (a.positional.empty() || a.positional.size() > 3 || !a.keywords.empty())
+        fail(ErrorKind::runtime, "TypeError: range expected 1 to 3 integer arguments", a.pos);
+      std::int64_t v[3] = {0, 0, 1};
+      for (std::size_t k = 0; k < a.positional.size(); ++k) {
+        const Value& x = a.positional[k];
+        if (x.kind != Kind::integer && x.kind != Kind::boolean) {
+          if (x.is_undefined()) fail_undefined(x);
+          fail(ErrorKind::runtime, std::string("TypeError: '") + type_name(x) + "' object cannot be interpreted as an integer", a.pos);
+        }
+        v[k] = x.kind == Kind::integer ? x.i : x.b;
+      }
+      std::int64_t start = a.positional.size() == 1 ? 0 : v[0];
+      std::int64_t stop = a.positional.size() == 1 ? v[0] : v[1];
+      std::int64_t step = a.positional.size() == 3 ? v[2] : 1;
+      if (step == 0) fail(ErrorKind::runtime, "ValueError: range() arg 3 must not be zero", a.pos);
+      __int128 count = step > 0 ? (stop > start ? (static_cast<__int128>(stop) - start + step - 1) / step : 0)
+                                : (start > stop ? (static_cast<__int128>(start) - stop - step - 1) / -step : 0);
+      if (count > static_cast<__int128>(r.options().limits.max_range))
+        fail(ErrorKind::runtime, "OverflowError: Range too big. The sandbox blocks ranges larger than MAX_RANGE (" +
+                                     std::to_string(r.options().limits.max_range) + ").", a.pos);
+      ValueList out;
+      for (__int128 k = 0; k < count; ++k) out.push_back(Value::integer(static_cast<std::int64_t>(start + k * step)));
+      Value list = Value::make_list(std::move(out));
+      list.opaque = true;  // a range object prints as range(a, b)
+      return list;
+    });
+  }
+  if (name == "namespace") {
+    return Value::make_native("namespace", [](Renderer&, const CallArgs& a) {
+      Value v;
+      v.kind = Kind::ns;
+      v.ns = std::make_shared<NamespaceData>();
+      for (const auto& p : a.positional) {
+        if (p.kind != Kind::dict) fail(ErrorKind::unsupported, "namespace() with a positional argument other than a dict", a.pos);
+        for (const auto& [k, val] : p.dict->items) {
+          if (k.kind != Kind::string) fail(ErrorKind::unsupported, "namespace() from a dict with non-string keys", a.pos);
+          v.ns->assign(k.str(), val);
+        }
+      }
+      for (const auto& [k, val] : a.keywords) v.ns->assign(k, val);
+      return v;
+    });
+  }
+  if (name == "dict") {
+    return Value::make_native("dict", [](Renderer&, const CallArgs& a) {
+      if (!a.positional.empty()) fail(ErrorKind::unsupported, "dict() with positional arguments", a.pos);
+      DictData d;
+      for (const auto& [k, val] : a.keywords) d.items.emplace_back(Value::string(k), val);
+      return Value::make_dict(std::move(d));
+    });
+  }
+  if (name == "raise_exception") {
+    return Value::make_native("raise_exception", [](Renderer&, const CallArgs& a) -> Value {
+      a.check_signature("raise_exception", {"message"});
+      const Value* m = a.get(0, "message");
+      if (!m) fail(ErrorKind::runtime, "TypeError: raise_exception() missing 1 required positional argument: 'message'", a.pos);
+      if (m->kind != Kind::string) fail(ErrorKind::unsupported, "raise_exception() with a non-string message", a.pos);
+      throw TemplateError(ErrorKind::raised, m->str(), a.pos);
+    });
+  }
+  if (name == "strftime_now") {
+    return Value::make_native("strftime_now", [](Renderer& r, const CallArgs& a) {
+      a.check_signature("strftime_now", {"format"});
+      const Value* f = a.get(0, "format");
+      if (!f) fail(ErrorKind::runtime, "TypeError: strftime_now() missing 1 required positional argument: 'format'", a.pos);
+      if (f->kind != Kind::string) fail(ErrorKind::runtime, "TypeError: strftime() argument 1 must be str", a.pos);
+      std::time_t now = r.options().frozen_now ? *r.options().frozen_now : std::time(nullptr);
+      std::tm tm{};
+      if (r.options().frozen_now)
+        gmtime_r(&now, &tm);
+      else
+        localtime_r(&now, &tm);
+      for (std::size_t k = 0; k + 1 < f->str().size(); ++k) {
+        if (f->str()[k] != '%') continue;
+        char c = f->str()[k + 1];
+        static const std::string allowed = "aAbBdHIjmMpSUwWyY%eFTDRrC";
+        if (allowed.find(c) == std::string::npos)
+          fail(ErrorKind::unsupported, std::string("strftime directive %") + c, a.pos);
+        ++k;
+      }
+      char buf[512];
+      std::size_t n = std::strftime(buf, sizeof buf, f->str().c_str(), &tm);
+      if (n == 0 && !f->str().empty()) fail(ErrorKind::unsupported, "strftime_now() result longer than 511 bytes", a.pos);
+      return Value::string(std::string(buf, n));
+    });
+  }
+  if (name == "lipsum" || name == "cycler" || name == "joiner")
+    fail(ErrorKind::unsupported, "the global '" + name + "' is outside the supported subset", pos);
+  return Value::undefined("'" + name + "' is undefined");
+}
+
+Value Renderer::lookup(const std::string& name, const FramePtr& frame, SourcePos pos) {
+  for (const Frame* f = frame.get(); f; f = f->parent.get())
+    if (const Value* v = f->find(name)) return *v;
+  if (context_.kind == Kind::dict)
+    if (const Value* v = context_.dict->find(name)) return *v;
+  if (name == "varargs" || name == "kwargs" || name == "caller") {
+    for (const Frame* f = frame.get(); f; f = f->parent.get())
+      if (f->macro_scope) fail(ErrorKind::unsupported, "'" + name + "' inside a macro", pos);
+  }
+  return global(name, pos);
+}
+
+CallArgs Renderer::eval_args(const Expr& e, const FramePtr& frame) {
+  CallArgs a;
+  a.pos = e.pos;
+  for (const auto& item : e.items) a.positional.push_back(eval(*item, frame));
+  for (const auto& kw : e.keywords) a.keywords.emplace_back(kw.name, eval(*kw.value, frame));
+  return a;
+}
+
+Value Renderer::call_macro(const MacroValue& m, const CallArgs& args) {
+  const MacroDef& def = *m.def;
+  if (++call_depth_ > options_.limits.max_call_depth)
+    fail(ErrorKind::bound, "macro calls nested deeper than " + std::to_string(options_.limits.max_call_depth) +
+                               " (in '" + def.name + "')", args.pos);
+  struct Leave {
+    std::size_t& d;
+    ~Leave() { --d; }
+  } leave{call_depth_};
+  if (args.positional.size() > def.params.size())
+    fail(ErrorKind::unsupported, "macro '" + def.name + "' called with more positional arguments than it declares (varargs)", args.pos);
+  auto frame = std::make_shared<Frame>();
+  frame->parent = m.closure;
+  frame->macro_scope = true;
+  for (const auto& [k, v] : args.keywords) {
+    bool known = false;
+    for (const auto& p : def.params) known = known || p == k;
+    if (!known) fail(ErrorKind::unsupported, "macro '" + def.name + "' called with unknown keyword argument '" + k + "' (kwargs)", args.pos);
+  }
+  std::size_t first_default = def.params.size() - def.defaults.size();
+  for (std::size_t k = 0; k < def.params.size(); ++k) {
+    const Value* given = args.get(k, def.params[k]);
+    if (given) {
+      frame->set(def.params[k], *given);
+    } else if (k >= first_default) {
+      frame->set(def.params[k], eval(*def.defaults[k - first_default], frame));
+    } else {
+      frame->set(def.params[k], Value::undefined("parameter '" + def.params[k] + "' was not provided"));
+    }
+  }
+  std::string out;
+  exec(def.body, frame, out);
+  return Value::string(std::move(out));
+}
+
+Value Renderer::call(const Value& callee, const CallArgs& args) {
+  switch (callee.kind) {
+    case Kind::native: return callee.native->call(*this, args);
+    case Kind::macro: return call_macro(*callee.macro, args);
+    case Kind::undefined: fail_undefined(callee);
+    default:
+      fail(ErrorKind::runtime, std::string("TypeError: '") + type_name(callee) + "' object is not callable", args.pos);
+  }
+}
+
+static bool is_known_python_attribute(const Value& obj, const std::string& name) {
+  static const std::vector<std::string> number_attrs = {"real", "imag", "conjugate", "numerator", "denominator",
+                                                        "bit_length", "bit_count", "to_bytes", "from_bytes",
+                                                        "as_integer_ratio", "is_integer", "hex", "fromhex"};
+  if (obj.kind == Kind::integer || obj.kind == Kind::floating || obj.kind == Kind::boolean)
+    for (const auto& a : number_attrs)
+      if (a == name) return true;
+  return false;
+}
+
+Value Renderer::getattr(const Value& obj, const std::string& name, SourcePos pos) {
+  if (obj.is_undefined()) {
+    try {
+      fail_undefined(obj);
+    } catch (const TemplateError& e) {
+      throw TemplateError(e.kind(), e.bare_message(), pos);
+    }
+  }
+  if (name.size() >= 2 && name[0] == '_' && name[1] == '_')
+    fail(ErrorKind::unsupported, "dunder attribute '" + name + "'", pos);
+  if (obj.markup) fail(ErrorKind::unsupported, "attribute of a Markup string (|safe or |escape)", pos);
+  switch (obj.kind) {
+    case Kind::loop: {
+      const LoopState& l = *obj.loop;
+      std::size_t n = l.items->size();
+      if (name == "index") return Value::integer(static_cast<std::int64_t>(l.index0 + 1));
+      if (name == "index0") return Value::integer(static_cast<std::int64_t>(l.index0));
+      if (name == "revindex") return Value::integer(static_cast<std::int64_t>(n - l.index0));
+      if (name == "revindex0") return Value::integer(static_cast<std::int64_t>(n - l.index0 - 1));
+      if (name == "first") return Value::boolean(l.index0 == 0);
+      if (name == "last") return Value::boolean(l.index0 + 1 == n);
+      if (name == "length") return Value::integer(static_cast<std::int64_t>(n));
+      if (name == "depth") return Value::integer(1);
+      if (name == "depth0") return Value::integer(0);
+      if (name == "previtem")
+        return l.index0 > 0 ? (*l.items)[l.index0 - 1] : Value::undefined("there is no previous item");
+      if (name == "nextitem")
+        return l.index0 + 1 < n ? (*l.items)[l.index0 + 1] : Value::undefined("there is no next item");
+      if (name == "cycle") {
+        auto state = obj.loop;
+        return Value::make_native("loop.cycle", [state](Renderer&, const CallArgs& a) {
+          if (a.positional.empty()) fail(ErrorKind::runtime, "TypeError: no items for cycling given", a.pos);
+          return a.positional[state->index0 % a.positional.size()];
+        });
+      }
+      if (name == "changed") fail(ErrorKind::unsupported, "loop.changed()", pos);
+      return Value::undefined("'LoopContext' object has no attribute '" + name + "'");
+    }
+    case Kind::ns: {
+      if (const Value* v = obj.ns->find(name)) return *v;
+      return Value::undefined("'Namespace' object has no attribute '" + name + "'");
+    }
+    case Kind::string:
+    case Kind::list:
+    case Kind::tuple:
+    case Kind::dict: {
+      bool found = false;
+      Value m = find_method(obj, name, found);
+      if (found) {
+        if (m.is_undefined() && !m.unsafe) fail(ErrorKind::unsupported, std::string(type_name(obj)) + "." + name + "()", pos);
+        return m;
+      }
+      if (obj.kind == Kind::dict) {
+        if (const Value* v = obj.dict->find(name)) return *v;
+        return Value::undefined("'dict object' has no attribute '" + name + "'");
+      }
+      return Value::undefined(std::string("'") + type_name(obj) + " object' has no attribute '" + name + "'");
+    }
+    default:
+      if (is_known_python_attribute(obj, name)) fail(ErrorKind::unsupported, std::string(type_name(obj)) + "." + name, pos);
+      return Value::undefined(std::string("'") + py_str(obj) + "' has no attribute '" + name + "'");
+  }
+}
+
+Value Renderer::getitem(const Value& obj, const Value& key, SourcePos pos) {
+  if (obj.is_undefined()) {
+    try {
+      fail_undefined(obj);
+    } catch (const TemplateError& e) {
+      throw TemplateError(e.kind(), e.bare_message(), pos);
+    }
+  }
+  if (obj.markup) fail(ErrorKind::unsupported, "subscript of a Markup string (|safe or |escape)", pos);
+  auto fallback = [&]() -> Value {
+    if (key.kind == Kind::string) {
+      if (obj.kind == Kind::ns || obj.kind == Kind::loop || obj.kind == Kind::string || obj.kind == Kind::list ||
+          obj.kind == Kind::tuple || obj.kind == Kind::dict)
+        return getattr(obj, key.str(), pos);
+      if (is_known_python_attribute(obj, key.str())) fail(ErrorKind::unsupported, std::string(type_name(obj)) + "." + key.str(), pos);
+    }
+    return Value::undefined(std::string("'") + type_name(obj) + " object' has no attribute '" + py_str(key) + "'");
+  };
+  if (obj.opaque) fail(ErrorKind::unsupported, "subscript of a range, view or iterator object", pos);
+  switch (obj.kind) {
+    case Kind::dict: {
+      if (key.kind == Kind::list || key.kind == Kind::dict) return fallback();
+      if (const Value* v = obj.dict->find(key)) return *v;
+      return fallback();
+    }
+    case Kind::list:
+    case Kind::tuple:
+    case Kind::string: {
+      if (key.kind != Kind::integer && key.kind != Kind::boolean) return fallback();
+      std::int64_t i = key.kind == Kind::integer ? key.i : key.b;
+      std::int64_t n = static_cast<std::int64_t>(py_len(obj));
+      if (i < 0) i += n;
+      if (i < 0 || i >= n) return Value::undefined(std::string("'") + type_name(obj) + " object' has no element " + py_str(key));
+      if (obj.kind != Kind::string) return (*obj.list)[static_cast<std::size_t>(i)];
+      ValueList chars = py_iterate(obj);
+      return chars[static_cast<std::size_t>(i)];
+    }
+    default: return fallback();
+  }
+}
+
+static Value slice_value(const Value& obj, const Value* bounds[3], SourcePos pos) {
+  std::int64_t idx[3] = {0, 0, 1};
+  bool given[3] = {false, false, false};
+  for (int k = 0; k < 3; ++k) {
+    if (!bounds[k] || bounds[k]->is_none()) continue;
+    const Value& b = *bounds[k];
+    if (b.kind != Kind::integer && b.kind != Kind::boolean) {
+      if (b.is_undefined()) fail_undefined(b);
+      fail(ErrorKind::runtime, "TypeError: slice indices must be integers or None or have an __index__ method", pos);
+    }
+    idx[k] = b.kind == Kind::integer ? b.i : b.b;
+    given[k] = true;
+  }
+  std::int64_t step = given[2] ? idx[2] : 1;
+  if (step == 0) fail(ErrorKind::runtime, "ValueError: slice step cannot be zero", pos);
+  ValueList items = obj.kind == Kind::string ? py_iterate(obj) : *obj.list;
+  auto n = static_cast<std::int64_t>(items.size());
+  auto clamp = [&](std::int64_t v, bool is_given, std::int64_t dflt) {
+    if (!is_given) return dflt;
+    if (v < 0) v += n;
+    if (step > 0) return v < 0 ? 0 : (v > n ? n : v);
+    return v < 0 ? -1 : (v >= n ? n - 1 : v);
+  };
+  std::int64_t start = clamp(idx[0], given[0], step > 0 ? 0 : n - 1);
+  std::int64_t stop = clamp(idx[1], given[1], step > 0 ? n : -1);
+  ValueList out;
+  if (step > 0)
+    for (std::int64_t k = start; k < stop; k += step) out.push_back(items[static_cast<std::size_t>(k)]);
+  else
+    for (std::int64_t k = start; k > stop; k += step) out.push_back(items[static_cast<std::size_t>(k)]);
+  if (obj.kind == Kind::string) {
+    std::string s;
+    for (const auto& c : out) s += c.str();
+    return Value::string(std::move(s));
+  }
+  return obj.kind == Kind::list ? Value::make_list(std::move(out)) : Value::make_tuple(std::move(out));
+}
+
+Value Renderer::eval_compare(const Expr& e, const FramePtr& frame) {
+  Value left = eval(*e.operand, frame);
+  for (std::size_t k = 0; k < e.ops.size(); ++k) {
+    Value right = eval(*e.items[k], frame);
+    const std::string& op = e.ops[k];
+    bool ok;
+    try {
+      if (op == "==") ok = py_equal(left, right);
+      else if (op == "!=") ok = !py_equal(left, right);
+      else if (op == "in") ok = py_contains(right, left);
+      else if (op == "notin") ok = !py_contains(right, left);
+      else ok = py_compare(op == "<" ? "lt" : op == "<=" ? "le" : op == ">" ? "gt" : "ge", left, right);
+    } catch (const TemplateError& err) {
+      if (err.where().line) throw;
+      throw TemplateError(err.kind(), err.bare_message(), e.pos);
+    }
+    if (!ok) return Value::boolean(false);
+    left = std::move(right);
+  }
+  return Value::boolean(true);
+}
+
+Value Renderer::apply_filter(const std::string& name, const Value& v, const CallArgs& args) {
+  try {
+    return run_filter(*this, name, v, args);
+  } catch (const TemplateError& e) {
+    if (e.where().line || e.kind() == ErrorKind::raised) throw;
+    throw TemplateError(e.kind(), e.bare_message() + " (in filter '" + name + "')", args.pos);
+  }
+}
+
+bool Renderer::apply_test(const std::string& name, const Value& v, const CallArgs& args) {
+  try {
+    return run_test(*this, name, v, args);
+  } catch (const TemplateError& e) {
+    if (e.where().line || e.kind() == ErrorKind::raised) throw;
+    throw TemplateError(e.kind(), e.bare_message() + " (in test '" + name + "')", args.pos);
+  }
+}
+
+Value Renderer::eval(const Expr& e, const FramePtr& frame) {
+  try {
+    switch (e.kind) {
+      case ExprKind::literal: return e.value;
+      case ExprKind::name: return lookup(e.name, frame, e.pos);
+      case ExprKind::list:
+      case ExprKind::tuple: {
+        ValueList items;
+        for (const auto& i : e.items) items.push_back(eval(*i, frame));
+        return e.kind == ExprKind::list ? Value::make_list(std::move(items)) : Value::make_tuple(std::move(items));
+      }
+      case ExprKind::dict: {
+        DictData d;
+        for (std::size_t k = 0; k + 1 < e.items.size(); k += 2) {
+          Value key = eval(*e.items[k], frame);
+          Value val = eval(*e.items[k + 1], frame);
+          if (key.kind == Kind::list || key.kind == Kind::dict || key.is_undefined())
+            fail(ErrorKind::runtime, std::string("TypeError: unhashable type: '") + type_name(key) + "'", e.items[k]->pos);
+          bool replaced = false;
+          for (auto& [ok, ov] : d.items)
+            if (py_equal(ok, key)) {
+              ov = val;
+              replaced = true;
+            }
+          if (!replaced) d.items.emplace_back(std::move(key), std::move(val));
+        }
+        return Value::make_dict(std::move(d));
+      }
+      case ExprKind::getattr: return getattr(eval(*e.operand, frame), e.name, e.pos);
+      case ExprKind::getitem: return getitem(eval(*e.operand, frame), eval(*e.items[0], frame), e.pos);
+      case ExprKind::slice: {
+        Value obj = eval(*e.operand, frame);
+        Value b[3];
+        const Value* bp[3] = {nullptr, nullptr, nullptr};
+        for (int k = 0; k < 3; ++k)
+          if (e.items[k]) {
+            b[k] = eval(*e.items[k], frame);
+            bp[k] = &b[k];
+          }
+        require_defined(obj);
+        if (obj.opaque) fail(ErrorKind::unsupported, "slice of a range, view or iterator object", e.pos);
+        if (obj.kind != Kind::string && !obj.is_sequence_like())
+          return Value::undefined(std::string("'") + type_name(obj) + "' object is not subscriptable by a slice");
+        if (obj.markup) fail(ErrorKind::unsupported, "slice of a Markup string", e.pos);
+        return slice_value(obj, bp, e.pos);
+      }
+      case ExprKind::call: {
+        Value callee = eval(*e.operand, frame);
+        return call(callee, eval_args(e, frame));
+      }
+      case ExprKind::filter: {
+        Value v = eval(*e.operand, frame);
+        return apply_filter(e.name, v, eval_args(e, frame));
+      }
+      case ExprKind::test: {
+        Value v = eval(*e.operand, frame);
+        bool r = apply_test(e.name, v, eval_args(e, frame));
+        return Value::boolean(e.negated ? !r : r);
+      }
+      case ExprKind::unary: {
+        Value v = eval(*e.operand, frame);
+        if (e.name == "not") return Value::boolean(!truthy(v));
+        return py_negate(v, e.name == "-");
+      }
+      case ExprKind::binary: {
+        if (e.name == "and") {
+          Value l = eval(*e.items[0], frame);
+          return truthy(l) ? eval(*e.items[1], frame) : l;
+        }
+        if (e.name == "or") {
+          Value l = eval(*e.items[0], frame);
+          return truthy(l) ? l : eval(*e.items[1], frame);
+        }
+        Value l = eval(*e.items[0], frame);
+        Value r = eval(*e.items[1], frame);
+        if (e.name == "~") {
+          if (l.unsafe) fail_undefined(l);
+          if (r.unsafe) fail_undefined(r);
+          return Value::string(py_str(l) + py_str(r));
+        }
+        if ((l.markup || r.markup) && (e.name == "+" || e.name == "%" || e.name == "*"))
+          fail(ErrorKind::unsupported, "arithmetic on a Markup string (|safe or |escape)", e.pos);
+        return py_arith(e.name, l, r);
+      }
+      case ExprKind::compare: return eval_compare(e, frame);
+      case ExprKind::conditional: {
+        if (truthy(eval(*e.items[1], frame))) return eval(*e.items[0], frame);
+        if (e.items[2]) return eval(*e.items[2], frame);
+        return Value::undefined("the inline if-expression evaluated to false and no else section was defined.");
+      }
+    }
+  } catch (const TemplateError& err) {
+    if (err.where().line || err.kind() == ErrorKind::raised) throw;
+    throw TemplateError(err.kind(), err.bare_message(), e.pos);
+  }
+  fail(ErrorKind::unsupported, "expression", e.pos);
+}
+
+}  // namespace algenta::chat
