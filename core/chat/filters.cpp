@@ -47,6 +47,7 @@ Value attribute_of(Renderer& r, const Value& item, const Value& attribute, Sourc
 
 // select/reject/selectattr/rejectattr: (attribute?) test-name args...
 Value select_like(Renderer& r, const Value& seq, const CallArgs& a, bool with_attr, bool keep_when) {
+  if (!truthy(seq)) return generator({});  // jinja2 only looks at a true value
   std::size_t next = 0;
   Value attribute;
   if (with_attr) {
@@ -74,6 +75,7 @@ Value select_like(Renderer& r, const Value& seq, const CallArgs& a, bool with_at
 }
 
 Value do_map(Renderer& r, const Value& seq, const CallArgs& a) {
+  if (!truthy(seq)) return generator({});  // jinja2 only looks at a true value
   ValueList out;
   if (a.positional.empty()) {
     const Value* attribute = nullptr;

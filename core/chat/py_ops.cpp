@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <limits>
 
+#include <unicode/uchar.h>
+
 #include "chat/template_error.hpp"
 #include "chat/utf8.hpp"
 
@@ -46,22 +48,27 @@ std::string float_repr(double v) {
   return negative ? "-" + out : out;
 }
 
-// Code points Python's str.isprintable() certainly accepts; others make repr()
-// refuse rather than guess at Unicode tables.
-static bool surely_printable(char32_t cp) {
-  if (cp >= 0x20 && cp < 0x7f) return true;
-  if (cp >= 0xa1 && cp <= 0x377 && cp != 0xad) return true;
-  if (cp >= 0x386 && cp <= 0x52f && cp != 0x387 + 0) return cp != 0x38b && cp != 0x38d && cp != 0x3a2;
-  if (cp >= 0x4e00 && cp <= 0x9fff) return true;     // CJK unified ideographs
-  if (cp >= 0x3041 && cp <= 0x3096) return true;     // Hiragana
-  if (cp >= 0x30a1 && cp <= 0x30fa) return true;     // Katakana
-  if (cp >= 0xac00 && cp <= 0xd7a3) return true;     // Hangul syllables
-  if (cp >= 0x1f300 && cp <= 0x1f5ff) return true;   // pictographs
-  if (cp >= 0x1f600 && cp <= 0x1f64f) return true;   // emoticons
-  if (cp >= 0x600 && cp <= 0x6ff) return cp >= 0x620 && cp <= 0x64a;  // Arabic letters
-  if (cp >= 0x5d0 && cp <= 0x5ea) return true;       // Hebrew letters
-  if (cp >= 0x905 && cp <= 0x939) return true;       // Devanagari letters
-  return false;
+// Python's str.isprintable() for one code point: not in categories Cc, Cf,
+// Cs, Co, Cn, Zl, Zp, Zs (space excepted). Python 3.11 carries Unicode 14.0;
+// a character ICU says is newer is refused rather than guessed at.
+static int printability(char32_t cp) {  // 1 printable, 0 not, -1 unknown
+  if (cp == ' ') return 1;
+  UVersionInfo age;
+  u_charAge(static_cast<UChar32>(cp), age);
+  if (age[0] > 14) return -1;
+  switch (u_charType(static_cast<UChar32>(cp))) {
+    case U_CONTROL_CHAR:
+    case U_FORMAT_CHAR:
+    case U_SURROGATE:
+    case U_PRIVATE_USE_CHAR:
+    case U_UNASSIGNED:
+    case U_LINE_SEPARATOR:
+    case U_PARAGRAPH_SEPARATOR:
+    case U_SPACE_SEPARATOR:
+      return 0;
+    default:
+      return 1;
+  }
 }
 
 static std::string repr_string(const std::string& s) {
@@ -79,17 +86,22 @@ static std::string repr_string(const std::string& s) {
       out += "\\r";
     } else if (cp == '\t') {
       out += "\\t";
-    } else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) || cp == 0xad) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
-      out += buf;
-    } else if (surely_printable(cp)) {
+    } else if (int p = printability(cp); p == 1) {
       append_utf8(out, cp);
+    } else if (p == 0) {
+      char buf[16];
+      if (cp < 0x100)
+        std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
+      else if (cp < 0x10000)
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      else
+        std::snprintf(buf, sizeof buf, "\\U%08x", static_cast<unsigned>(cp));
+      out += buf;
     } else {
       char buf[16];
       std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(cp));
       fail(ErrorKind::unsupported, std::string("repr() of a string holding ") + buf +
-                                       " (printability outside the supported Unicode ranges)");
+                                       " (a character newer than Unicode 14.0, Python 3.11's tables)");
     }
   }
   out += quote;
