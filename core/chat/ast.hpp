@@ -67,7 +67,7 @@ struct MacroDef {
   SourcePos pos;
 };
 
-enum class StmtKind { text, output, if_, for_, set, set_block, macro, break_, continue_, generation };
+enum class StmtKind { text, output, if_, for_, set, set_block, macro, break_, continue_, generation, filter_block };
 
 struct Stmt {
   StmtKind kind;
@@ -80,6 +80,7 @@ struct Stmt {
   Target target;                                        // set, for
   ExprPtr loop_filter;                                  // for ... if cond
   std::shared_ptr<const MacroDef> macro;                // macro
+  std::vector<ExprPtr> filters;                         // filter block: filter nodes without operand
 };
 
 struct ParsedTemplate {

@@ -132,6 +132,8 @@ Value do_tojson(const Value& v, const CallArgs& a, std::size_t max_depth) {
   return Value::string(json_dumps(v, o, max_depth));
 }
 
+}  // namespace
+
 std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -146,6 +148,8 @@ std::string html_escape(const std::string& s) {
   }
   return out;
 }
+
+namespace {
 
 // Python's float(str): optional whitespace, sign, digits with underscores, inf/nan.
 bool parse_python_float(const std::string& text, double& out) {

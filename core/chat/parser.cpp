@@ -33,8 +33,8 @@ const std::set<std::string> kTests = {
     "number", "odd", "sameas", "sequence", "string", "true", "undefined", "upper", "==", "!=", "<", "<=",
     ">", ">="};
 
-const std::set<std::string> kJinjaTags = {"block", "extends", "include", "import", "from", "call", "filter",
-                                          "with", "autoescape", "print", "endblock", "endcall", "endfilter",
+const std::set<std::string> kJinjaTags = {"block", "extends", "include", "import", "from", "call",
+                                          "with", "autoescape", "print", "endblock", "endcall",
                                           "endwith", "endautoescape"};
 
 class Parser {
@@ -164,6 +164,18 @@ class Parser {
       s->kind = StmtKind::generation;
       expect_block_end();
       s->body = subparse({"endgeneration"});
+      advance();
+      expect_block_end();
+      return s;
+    }
+    if (tag == "filter") {
+      s->kind = StmtKind::filter_block;
+      do {
+        if (is_op("|")) advance();
+        s->filters.push_back(parse_filter_call(nullptr));
+      } while (is_op("|"));
+      expect_block_end();
+      s->body = subparse({"endfilter"});
       advance();
       expect_block_end();
       return s;
@@ -668,21 +680,26 @@ class Parser {
     return n;
   }
 
+  // name[(args)] after a '|' (or after `filter` in a filter block).
+  ExprPtr parse_filter_call(ExprPtr operand) {
+    SourcePos pos = cur().pos;
+    auto f = node(ExprKind::filter, pos);
+    f->name = dotted_name();
+    if (!kFilters.count(f->name)) {
+      if (kJinjaFilters.count(f->name))
+        fail(ErrorKind::unsupported, "the '" + f->name + "' filter is outside the supported subset", pos);
+      fail(ErrorKind::syntax, "No filter named '" + f->name + "'.", pos);
+    }
+    f->operand = std::move(operand);
+    if (is_op("(")) parse_call_args(*f);
+    return f;
+  }
+
   ExprPtr parse_filter_expr(ExprPtr n) {
     while (true) {
       if (is_op("|")) {
         advance();
-        SourcePos pos = cur().pos;
-        auto f = node(ExprKind::filter, pos);
-        f->name = dotted_name();
-        if (!kFilters.count(f->name)) {
-          if (kJinjaFilters.count(f->name))
-            fail(ErrorKind::unsupported, "the '" + f->name + "' filter is outside the supported subset", pos);
-          fail(ErrorKind::syntax, "No filter named '" + f->name + "'.", pos);
-        }
-        f->operand = std::move(n);
-        if (is_op("(")) parse_call_args(*f);
-        n = std::move(f);
+        n = parse_filter_call(std::move(n));
       } else if (is_name("is")) {
         advance();
         auto t = node(ExprKind::test, cur().pos);

@@ -117,6 +117,16 @@ Renderer::Flow Renderer::exec(const Body& body, const FramePtr& frame, std::stri
       }
       case StmtKind::break_: return Flow::break_;
       case StmtKind::continue_: return Flow::continue_;
+      case StmtKind::filter_block: {
+        std::string text;
+        exec(s.body, frame, text);
+        Value v = Value::string(std::move(text));
+        for (const auto& f : s.filters) v = apply_filter(f->name, v, eval_args(*f, frame));
+        if (v.unsafe) fail_undefined(v);
+        out += py_str(v);
+        check_output(out, s.pos);
+        break;
+      }
       case StmtKind::generation: {
         Flow f = exec(s.body, frame, out);
         if (f != Flow::normal) return f;
@@ -620,7 +630,17 @@ Value Renderer::eval(const Expr& e, const FramePtr& frame) {
           if (r.unsafe) fail_undefined(r);
           return Value::string(py_str(l) + py_str(r));
         }
-        if ((l.markup || r.markup) && (e.name == "+" || e.name == "%" || e.name == "*"))
+        if ((l.markup || r.markup) && e.name == "+") {
+          // Markup.__add__/__radd__: the plain side is HTML-escaped.
+          require_defined(l);
+          require_defined(r);
+          if (l.kind != Kind::string || r.kind != Kind::string)
+            fail(ErrorKind::runtime, std::string("TypeError: unsupported operand type(s) for +: '") + type_name(l) + "' and '" + type_name(r) + "'", e.pos);
+          Value m = Value::string((l.markup ? l.str() : html_escape(l.str())) + (r.markup ? r.str() : html_escape(r.str())));
+          m.markup = true;
+          return m;
+        }
+        if ((l.markup || r.markup) && (e.name == "%" || e.name == "*"))
           fail(ErrorKind::unsupported, "arithmetic on a Markup string (|safe or |escape)", e.pos);
         return py_arith(e.name, l, r);
       }

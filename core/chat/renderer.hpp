@@ -68,6 +68,8 @@ class Renderer {
   std::size_t call_depth_ = 0;
 };
 
+std::string html_escape(const std::string& s);  // markupsafe.escape
+
 // Filters, tests and methods live beside the renderer, one file each.
 Value run_filter(Renderer& r, const std::string& name, const Value& v, const CallArgs& args);
 bool run_test(Renderer& r, const std::string& name, const Value& v, const CallArgs& args);

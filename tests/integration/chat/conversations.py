@@ -133,6 +133,10 @@ def context(rng):
         ctx["documents"] = None
     elif rng.random() < 0.5:
         ctx["tools"] = [tool_schema(rng)]
+    if rng.random() < 0.3:
+        # extra template kwargs some templates read (firefunction-v2: functions, datetime)
+        ctx["functions"] = json.dumps([tool_schema(rng)["function"]], ensure_ascii=False)
+        ctx["datetime"] = "2024-12-03"
     ctx["add_generation_prompt"] = rng.random() < 0.5
     ctx["bos_token"] = rng.choice(["<s>", "<|begin_of_text|>", "<bos>", ""])
     ctx["eos_token"] = rng.choice(["</s>", "<|eot_id|>", "<eos>"])
