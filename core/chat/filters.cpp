@@ -17,7 +17,6 @@ namespace {
 
 // jinja2's soft_str: str() of anything, Undefined -> "".
 std::string soft_str(const Value& v) {
-  if (v.unsafe) fail_undefined(v);
   return py_str(v);
 }
 

@@ -437,9 +437,7 @@ ValueList py_iterate(const Value& v) {
     *v.consumed = true;
   }
   switch (v.kind) {
-    case Kind::undefined:
-      if (v.unsafe) fail_undefined(v);
-      return {};
+    case Kind::undefined: return {};  // Undefined iterates as empty, sandbox refusals too
     case Kind::string: {
       ValueList out;
       for (char32_t cp : decode_utf8(v.str())) {
@@ -475,9 +473,7 @@ bool py_contains(const Value& container, const Value& item) {
       if (item.kind == Kind::list || item.kind == Kind::dict)
         fail(ErrorKind::runtime, std::string("TypeError: unhashable type: '") + type_name(item) + "'");
       return container.dict->find(item) != nullptr;
-    case Kind::undefined:
-      if (container.unsafe) fail_undefined(container);
-      return false;
+    case Kind::undefined: return false;
     default:
       fail(ErrorKind::runtime, std::string("TypeError: argument of type '") + type_name(container) + "' is not iterable");
   }

@@ -70,7 +70,6 @@ Renderer::Flow Renderer::exec(const Body& body, const FramePtr& frame, std::stri
         break;
       case StmtKind::output: {
         Value v = eval(*s.expr, frame);
-        if (v.unsafe) fail_undefined(v);
         try {
           out += py_str(v);
         } catch (const TemplateError& e) {
@@ -122,7 +121,6 @@ Renderer::Flow Renderer::exec(const Body& body, const FramePtr& frame, std::stri
         exec(s.body, frame, text);
         Value v = Value::string(std::move(text));
         for (const auto& f : s.filters) v = apply_filter(f->name, v, eval_args(*f, frame));
-        if (v.unsafe) fail_undefined(v);
         out += py_str(v);
         check_output(out, s.pos);
         break;
@@ -626,8 +624,6 @@ Value Renderer::eval(const Expr& e, const FramePtr& frame) {
         Value l = eval(*e.items[0], frame);
         Value r = eval(*e.items[1], frame);
         if (e.name == "~") {
-          if (l.unsafe) fail_undefined(l);
-          if (r.unsafe) fail_undefined(r);
           return Value::string(py_str(l) + py_str(r));
         }
         if ((l.markup || r.markup) && e.name == "+") {

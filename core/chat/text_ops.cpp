@@ -81,9 +81,7 @@ std::vector<std::string> py_split(const std::string& s, const std::optional<std:
       while (i < n && is_py_space(cps[i])) ++i;
       if (i >= n) break;
       if (maxsplit >= 0 && static_cast<long long>(parts.size()) == maxsplit) {
-        std::size_t e = n;
-        while (e > i && is_py_space(cps[e - 1])) --e;
-        parts.push_back(encode_utf8(cps, i, e));
+        parts.push_back(encode_utf8(cps, i, n));  // the remainder keeps its trailing whitespace
         break;
       }
       std::size_t j = i;
@@ -99,9 +97,7 @@ std::vector<std::string> py_split(const std::string& s, const std::optional<std:
     while (e > 0 && is_py_space(cps[e - 1])) --e;
     if (e == 0) break;
     if (maxsplit >= 0 && static_cast<long long>(rev.size()) == maxsplit) {
-      std::size_t b = 0;
-      while (b < e && is_py_space(cps[b])) ++b;
-      rev.push_back(encode_utf8(cps, b, e));
+      rev.push_back(encode_utf8(cps, 0, e));  // the remainder keeps its leading whitespace
       break;
     }
     std::size_t b = e;
