@@ -48,6 +48,10 @@ void CallArgs::check_signature(const std::string& function, const std::vector<st
 
 Renderer::Renderer(const RenderOptions& options, Value context) : options_(options), context_(std::move(context)) {}
 
+Renderer::~Renderer() {
+  for (auto& f : macro_frames_) f->vars.clear();
+}
+
 void Renderer::check_output(const std::string& out, SourcePos pos) const {
   if (out.size() > options_.limits.max_output_bytes)
     fail(ErrorKind::bound, "rendered text exceeds the output limit of " + std::to_string(options_.limits.max_output_bytes) + " bytes", pos);
@@ -112,6 +116,7 @@ Renderer::Flow Renderer::exec(const Body& body, const FramePtr& frame, std::stri
         m.kind = Kind::macro;
         m.macro = std::make_shared<const MacroValue>(MacroValue{s.macro, frame});
         frame->set(s.macro->name, m);
+        macro_frames_.push_back(frame);
         break;
       }
       case StmtKind::break_: return Flow::break_;
@@ -548,7 +553,25 @@ bool Renderer::apply_test(const std::string& name, const Value& v, const CallArg
   }
 }
 
+// Values built by operators, filters and calls may not outgrow the output limit
+// (a namespace can otherwise double a string in every loop iteration).
+static const Value& bounded(const Value& v, const RenderLimits& limits, SourcePos pos) {
+  if (v.kind == Kind::string && v.s->size() > limits.max_output_bytes)
+    fail(ErrorKind::bound, "a str of " + std::to_string(v.s->size()) + " bytes exceeds the output limit of " +
+                               std::to_string(limits.max_output_bytes), pos);
+  if (v.is_sequence_like() && v.list->size() > limits.max_loop_iterations)
+    fail(ErrorKind::bound, std::string("a ") + type_name(v) + " of " + std::to_string(v.list->size()) +
+                               " items exceeds the loop iteration limit of " + std::to_string(limits.max_loop_iterations), pos);
+  return v;
+}
+
 Value Renderer::eval(const Expr& e, const FramePtr& frame) {
+  Value v = eval_unbounded(e, frame);
+  if (e.kind == ExprKind::binary || e.kind == ExprKind::filter || e.kind == ExprKind::call) bounded(v, options_.limits, e.pos);
+  return v;
+}
+
+Value Renderer::eval_unbounded(const Expr& e, const FramePtr& frame) {
   try {
     switch (e.kind) {
       case ExprKind::literal: return e.value;

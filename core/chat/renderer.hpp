@@ -40,6 +40,9 @@ struct LoopState {
 class Renderer {
  public:
   Renderer(const RenderOptions& options, Value context);
+  ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
   std::string render(const ParsedTemplate& tmpl);
 
   Value eval(const Expr& e, const FramePtr& frame);
@@ -53,6 +56,7 @@ class Renderer {
 
  private:
   enum class Flow { normal, break_, continue_ };
+  Value eval_unbounded(const Expr& e, const FramePtr& frame);
   Flow exec(const Body& body, const FramePtr& frame, std::string& out);
   Flow exec_for(const Stmt& s, const FramePtr& frame, std::string& out);
   void assign(const Target& target, const Value& v, const FramePtr& frame, SourcePos pos);
@@ -66,6 +70,8 @@ class Renderer {
   Value context_;
   std::size_t iterations_ = 0;
   std::size_t call_depth_ = 0;
+  // Frames that hold a macro, which holds the frame back: cleared at the end to break the cycle.
+  std::vector<FramePtr> macro_frames_;
 };
 
 std::string html_escape(const std::string& s);  // markupsafe.escape

@@ -66,3 +66,13 @@ TEST_CASE("bounds: sandbox range limit and repetition", "[chat][bounds]") {
   auto r = error_of("{{ 'x' * 100000000 }}", limits);
   CHECK(r.kind() == ErrorKind::bound);
 }
+
+TEST_CASE("bounds: values built in a loop may not outgrow the output limit", "[chat][bounds]") {
+  RenderLimits limits;
+  limits.max_output_bytes = 1000;
+  auto e = error_of(
+      "{% set ns = namespace(s='ab') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s | length }}",
+      limits);
+  CHECK(e.kind() == ErrorKind::bound);
+  CHECK(std::string(e.what()).find("a str of 1024 bytes exceeds the output limit of 1000") != std::string::npos);
+}
