@@ -507,7 +507,8 @@ Value run_filter(Renderer& r, const std::string& name, const Value& v, const Cal
   if (name == "selectattr") return select_like(r, v, a, true, true);
   if (name == "rejectattr") return select_like(r, v, a, true, false);
   if (name == "map") return do_map(r, v, a);
-  fail(ErrorKind::unsupported, "the '" + name + "' filter", a.pos);
+  // Only an unknown name in an if-branch gets here (jinja2 fails it when it runs).
+  fail(ErrorKind::runtime, "TemplateRuntimeError: No filter named '" + name + "' found.", a.pos);
 }
 
 }  // namespace algenta::chat

@@ -53,6 +53,16 @@ class Parser {
   std::size_t p_ = 0;
   ParseLimits limits_;
   std::size_t depth_ = 0;
+  // jinja2 compiles an if-branch in a "soft" frame, where an unknown filter or
+  // test fails only when that code runs; loops, macros and the top level fail
+  // at compile time.
+  bool soft_ = false;
+  struct SoftScope {
+    Parser& parser;
+    bool saved;
+    SoftScope(Parser& p, bool soft) : parser(p), saved(p.soft_) { p.soft_ = soft; }
+    ~SoftScope() { parser.soft_ = saved; }
+  };
 
   struct DepthGuard {
     Parser& parser;
@@ -189,6 +199,7 @@ class Parser {
     while (true) {
       ExprPtr test = parse_tuple(false, {});
       expect_block_end();
+      SoftScope soft(*this, true);
       Body body = subparse({"elif", "else", "endif"});
       s->branches.emplace_back(std::move(test), std::move(body));
       std::string which = cur().text;
@@ -196,6 +207,7 @@ class Parser {
       if (which == "elif") continue;
       if (which == "else") {
         expect_block_end();
+        SoftScope soft(*this, true);
         s->else_body = subparse({"endif"});
         advance();
       }
@@ -243,6 +255,7 @@ class Parser {
     }
     if (is_name("recursive")) fail_here(ErrorKind::unsupported, "recursive for loops are outside the supported subset");
     expect_block_end();
+    SoftScope hard(*this, false);
     s->body = subparse({"endfor", "else"});
     std::string which = cur().text;
     advance();
@@ -295,6 +308,7 @@ class Parser {
     }
     advance();
     expect_block_end();
+    SoftScope hard(*this, false);
     def->body = subparse({"endmacro"});
     advance();
     if (cur().type == Tok::name) advance();  // {% endmacro name %}
@@ -688,7 +702,7 @@ class Parser {
     if (!kFilters.count(f->name)) {
       if (kJinjaFilters.count(f->name))
         fail(ErrorKind::unsupported, "the '" + f->name + "' filter is outside the supported subset", pos);
-      fail(ErrorKind::syntax, "No filter named '" + f->name + "'.", pos);
+      if (!soft_) fail(ErrorKind::syntax, "No filter named '" + f->name + "'.", pos);
     }
     f->operand = std::move(operand);
     if (is_op("(")) parse_call_args(*f);
@@ -712,7 +726,7 @@ class Parser {
         if (!kTests.count(t->name)) {
           if (kJinjaTests.count(t->name))
             fail(ErrorKind::unsupported, "the '" + t->name + "' test is outside the supported subset", pos);
-          fail(ErrorKind::syntax, "No test named '" + t->name + "'.", pos);
+          if (!soft_) fail(ErrorKind::syntax, "No test named '" + t->name + "'.", pos);
         }
         t->operand = std::move(n);
         if (is_op("(")) {

@@ -1,8 +1,11 @@
 // jinja2's tests (`x is defined`, `x is string`, ...), with Python semantics.
+#include <unicode/uchar.h>
+
 #include "chat/py_ops.hpp"
 #include "chat/renderer.hpp"
 #include "chat/template_error.hpp"
 #include "chat/text_ops.hpp"
+#include "chat/utf8.hpp"
 
 namespace algenta::chat {
 
@@ -52,11 +55,20 @@ bool run_test(Renderer&, const std::string& name, const Value& v, const CallArgs
     return py_equal(py_arith("%", v, n), Value::integer(0));
   }
   if (name == "lower" || name == "upper") {
+    // CPython's str.islower/isupper: no character of the other case or
+    // titlecase, and at least one of the asked case.
     no_args();
-    std::string s = py_str(v);
-    bool cased = false;
-    for (char c : s) cased = cased || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    return cased && (name == "lower" ? py_lower(s) == s : py_upper(s) == s);
+    bool want_lower = name == "lower", seen = false;
+    for (char32_t cp : decode_utf8(py_str(v))) {
+      auto c = static_cast<UChar32>(cp);
+      UVersionInfo age;
+      u_charAge(c, age);
+      if (age[0] > 14) fail(ErrorKind::unsupported, "'" + name + "' test of a character newer than Unicode 14.0", a.pos);
+      bool lower = u_isULowercase(c), upper = u_isUUppercase(c), title = u_istitle(c);
+      if (title || (want_lower ? upper : lower)) return false;
+      seen = seen || (want_lower ? lower : upper);
+    }
+    return seen;
   }
   if (name == "eq" || name == "equalto" || name == "==") return py_equal(v, test_arg(a, name));
   if (name == "ne" || name == "!=") return !py_equal(v, test_arg(a, name));
@@ -72,7 +84,8 @@ bool run_test(Renderer&, const std::string& name, const Value& v, const CallArgs
     if (v.kind == Kind::boolean || other.kind == Kind::boolean) return false;
     fail(ErrorKind::unsupported, "'sameas' on values other than None, True and False (object identity)", a.pos);
   }
-  fail(ErrorKind::unsupported, "the '" + name + "' test", a.pos);
+  // Only an unknown name in an if-branch gets here (jinja2 fails it when it runs).
+  fail(ErrorKind::runtime, "TemplateRuntimeError: No test named '" + name + "' found.", a.pos);
 }
 
 }  // namespace algenta::chat

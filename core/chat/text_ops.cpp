@@ -1,5 +1,8 @@
 #include "chat/text_ops.hpp"
 
+#include <unicode/uchar.h>
+#include <unicode/ustring.h>
+
 #include "chat/template_error.hpp"
 #include "chat/utf8.hpp"
 
@@ -9,8 +12,37 @@ static void require_ascii_case(const std::string& s, const char* what) {
   if (!is_ascii(s)) fail(ErrorKind::unsupported, std::string(what) + " of text with non-ASCII characters");
 }
 
+// Python's str.upper()/str.lower(): full Unicode case mapping (ß -> SS, final
+// sigma), as ICU's root locale applies it. Characters newer than Unicode 14.0
+// (Python 3.11's tables) are refused.
+static std::string icu_case(const std::string& s, bool upper) {
+  for (char32_t cp : decode_utf8(s)) {
+    UVersionInfo age;
+    u_charAge(static_cast<UChar32>(cp), age);
+    if (age[0] > 14) fail(ErrorKind::unsupported, std::string(upper ? "upper()" : "lower()") + " of a character newer than Unicode 14.0");
+  }
+  UErrorCode err = U_ZERO_ERROR;
+  int32_t len16 = 0;
+  u_strFromUTF8(nullptr, 0, &len16, s.data(), static_cast<int32_t>(s.size()), &err);
+  std::u16string in(static_cast<std::size_t>(len16), u'\0');
+  err = U_ZERO_ERROR;
+  u_strFromUTF8(in.data(), len16, nullptr, s.data(), static_cast<int32_t>(s.size()), &err);
+  std::u16string out(in.size() * 3 + 4, u'\0');
+  err = U_ZERO_ERROR;
+  int32_t n = upper ? u_strToUpper(out.data(), static_cast<int32_t>(out.size()), in.data(), len16, "", &err)
+                    : u_strToLower(out.data(), static_cast<int32_t>(out.size()), in.data(), len16, "", &err);
+  if (U_FAILURE(err)) fail(ErrorKind::unsupported, "Unicode case mapping failed");
+  std::string result(static_cast<std::size_t>(n) * 3 + 4, '\0');
+  int32_t len8 = 0;
+  err = U_ZERO_ERROR;
+  u_strToUTF8(result.data(), static_cast<int32_t>(result.size()), &len8, out.data(), n, &err);
+  if (U_FAILURE(err)) fail(ErrorKind::unsupported, "Unicode case mapping failed");
+  result.resize(static_cast<std::size_t>(len8));
+  return result;
+}
+
 std::string py_upper(const std::string& s) {
-  require_ascii_case(s, "upper()");
+  if (!is_ascii(s)) return icu_case(s, true);
   std::string out = s;
   for (char& c : out)
     if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
@@ -18,7 +50,7 @@ std::string py_upper(const std::string& s) {
 }
 
 std::string py_lower(const std::string& s) {
-  require_ascii_case(s, "lower()");
+  if (!is_ascii(s)) return icu_case(s, false);
   std::string out = s;
   for (char& c : out)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
@@ -26,6 +58,7 @@ std::string py_lower(const std::string& s) {
 }
 
 std::string py_capitalize(const std::string& s) {
+  require_ascii_case(s, "capitalize()");
   std::string out = py_lower(s);
   if (!out.empty() && out[0] >= 'a' && out[0] <= 'z') out[0] = static_cast<char>(out[0] - 32);
   return out;

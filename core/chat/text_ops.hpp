@@ -12,7 +12,8 @@ std::string py_replace(const std::string& s, const std::string& old, const std::
 long long py_find(const std::string& s, const std::string& sub, bool from_right);  // code point index or -1
 long long py_count(const std::string& s, const std::string& sub);
 std::vector<std::string> py_splitlines(const std::string& s, bool keepends);
-// Case mappings; text with non-ASCII letters is refused (Unicode case tables are not carried).
+// Case mappings. upper/lower map all of Unicode (via ICU); title and
+// capitalize refuse non-ASCII text (Python's titlecasing rules are not carried).
 std::string py_upper(const std::string& s);
 std::string py_lower(const std::string& s);
 std::string py_capitalize(const std::string& s);
