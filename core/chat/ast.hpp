@@ -46,6 +46,10 @@ struct Expr {
   std::vector<Keyword> keywords;
   std::vector<std::string> ops;  // comparison operators
   bool negated = false;          // `is not`
+  // jinja2's optimizer folds constant expressions at compile time, through
+  // environment.getitem: a constant slice of a non-sequence is then Undefined
+  // instead of the TypeError a plain subscript raises.
+  bool constant = false;
 };
 
 struct Stmt;

@@ -45,7 +45,33 @@ class Parser {
     ParsedTemplate t;
     t.body = subparse({});
     if (cur().type != Tok::eof) fail_here(ErrorKind::syntax, "unexpected tag");
+    for (auto& s : t.body) mark_statement(*s);
     return t;
+  }
+
+  static void mark_expression(Expr* e) {
+    if (!e) return;
+    mark_expression(e->operand.get());
+    for (auto& i : e->items) mark_expression(i.get());
+    for (auto& k : e->keywords) mark_expression(k.value.get());
+    mark_constant(*e);
+  }
+
+  static void mark_statement(Stmt& s) {
+    mark_expression(s.expr.get());
+    mark_expression(s.loop_filter.get());
+    for (auto& [test, body] : s.branches) {
+      mark_expression(test.get());
+      for (auto& b : body) mark_statement(*b);
+    }
+    for (auto& b : s.body) mark_statement(*b);
+    for (auto& b : s.else_body) mark_statement(*b);
+    for (auto& f : s.filters) mark_expression(f.get());
+    if (s.macro) {
+      auto& def = const_cast<MacroDef&>(*s.macro);
+      for (auto& d : def.defaults) mark_expression(d.get());
+      for (auto& b : def.body) mark_statement(*b);
+    }
   }
 
  private:
@@ -356,6 +382,31 @@ class Parser {
   ExprPtr parse_expression(bool with_condexpr) {
     DepthGuard guard(*this);
     return with_condexpr ? parse_condexpr() : parse_or();
+  }
+
+  // Conservative: every part constant (jinja2 may fold a little more, e.g. an
+  // untaken branch that is not constant).
+  static bool all_constant(const Expr& e) {
+    if (e.operand && !e.operand->constant) return false;
+    for (const auto& i : e.items)
+      if (i && !i->constant) return false;
+    for (const auto& k : e.keywords)
+      if (!k.value->constant) return false;
+    return true;
+  }
+
+  static void mark_constant(Expr& e) {
+    switch (e.kind) {
+      case ExprKind::literal: e.constant = true; break;
+      case ExprKind::name:
+      case ExprKind::call: e.constant = false; break;
+      case ExprKind::filter:
+        e.constant = all_constant(e) && e.name != "select" && e.name != "reject" && e.name != "selectattr" &&
+                     e.name != "rejectattr" && e.name != "map";
+        break;
+      case ExprKind::conditional: e.constant = all_constant(e) && e.items[2] != nullptr; break;
+      default: e.constant = all_constant(e);
+    }
   }
 
   ExprPtr parse_condexpr() {

@@ -308,6 +308,8 @@ static Value repeat(const Value& seq, std::int64_t times) {
 }
 
 Value py_arith(const std::string& op, const Value& a, const Value& b) {
+  if (op == "%" && a.kind == Kind::string)
+    fail(ErrorKind::unsupported, "printf-style string formatting ('%' on a str)");
   require_defined(a);
   require_defined(b);
   if (is_num(a) && is_num(b)) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <optional>
 
 #include "chat/py_ops.hpp"
 #include "chat/template_error.hpp"
@@ -565,7 +566,49 @@ static const Value& bounded(const Value& v, const RenderLimits& limits, SourcePo
   return v;
 }
 
+// jinja2's has_safe_repr: what its optimizer may turn into a constant.
+static bool has_safe_repr(const Value& v) {
+  if (v.opaque) return false;
+  switch (v.kind) {
+    case Kind::none:
+    case Kind::boolean:
+    case Kind::integer:
+    case Kind::floating:
+    case Kind::string: return true;
+    case Kind::list:
+    case Kind::tuple:
+      for (const auto& i : *v.list)
+        if (!has_safe_repr(i)) return false;
+      return true;
+    case Kind::dict:
+      for (const auto& [k, i] : v.dict->items)
+        if (!has_safe_repr(k) || !has_safe_repr(i)) return false;
+      return true;
+    default: return false;
+  }
+}
+
+namespace {
+struct NotConstant {};  // jinja2's nodes.Impossible: the expression needs the context
+}  // namespace
+
 Value Renderer::eval(const Expr& e, const FramePtr& frame) {
+  bool short_circuit = (e.kind == ExprKind::binary && (e.name == "and" || e.name == "or")) ||
+                       e.kind == ExprKind::conditional;
+  if ((e.constant || short_circuit) && !folding_) {
+    // What jinja2's optimizer does at compile time: evaluate the constant
+    // expression with environment.getitem semantics and keep the result when
+    // it has a safe repr; otherwise the expression runs as compiled.
+    folding_ = true;
+    std::optional<Value> folded;
+    try {
+      folded = eval_unbounded(e, frame);
+    } catch (const TemplateError&) {
+    } catch (const NotConstant&) {
+    }
+    folding_ = false;
+    if (folded && has_safe_repr(*folded)) return *folded;
+  }
   Value v = eval_unbounded(e, frame);
   if (e.kind == ExprKind::binary || e.kind == ExprKind::filter || e.kind == ExprKind::call) bounded(v, options_.limits, e.pos);
   return v;
@@ -575,7 +618,9 @@ Value Renderer::eval_unbounded(const Expr& e, const FramePtr& frame) {
   try {
     switch (e.kind) {
       case ExprKind::literal: return e.value;
-      case ExprKind::name: return lookup(e.name, frame, e.pos);
+      case ExprKind::name:
+        if (folding_) throw NotConstant{};
+        return lookup(e.name, frame, e.pos);
       case ExprKind::list:
       case ExprKind::tuple: {
         ValueList items;
@@ -612,16 +657,23 @@ Value Renderer::eval_unbounded(const Expr& e, const FramePtr& frame) {
           }
         require_defined(obj);
         if (obj.opaque) fail(ErrorKind::unsupported, "slice of a range, view or iterator object", e.pos);
+        // jinja2 compiles a slice as a plain Python subscript (no environment.getitem).
+        if (obj.kind != Kind::string && !obj.is_sequence_like() && folding_)
+          return Value::undefined(std::string("'") + type_name(obj) + " object' has no attribute 'slice'");
         if (obj.kind != Kind::string && !obj.is_sequence_like())
-          return Value::undefined(std::string("'") + type_name(obj) + "' object is not subscriptable by a slice");
+          fail(ErrorKind::runtime, std::string("TypeError: '") + type_name(obj) + "' object is not subscriptable", e.pos);
         if (obj.markup) fail(ErrorKind::unsupported, "slice of a Markup string", e.pos);
         return slice_value(obj, bp, e.pos);
       }
       case ExprKind::call: {
+        if (folding_) throw NotConstant{};
         Value callee = eval(*e.operand, frame);
         return call(callee, eval_args(e, frame));
       }
       case ExprKind::filter: {
+        if (folding_ && (e.name == "select" || e.name == "reject" || e.name == "selectattr" ||
+                         e.name == "rejectattr" || e.name == "map"))
+          throw NotConstant{};  // pass_context filters are never folded
         Value v = eval(*e.operand, frame);
         return apply_filter(e.name, v, eval_args(e, frame));
       }
@@ -667,6 +719,7 @@ Value Renderer::eval_unbounded(const Expr& e, const FramePtr& frame) {
       case ExprKind::conditional: {
         if (truthy(eval(*e.items[1], frame))) return eval(*e.items[0], frame);
         if (e.items[2]) return eval(*e.items[2], frame);
+        if (folding_) throw NotConstant{};
         return Value::undefined("the inline if-expression evaluated to false and no else section was defined.");
       }
     }

@@ -70,6 +70,7 @@ class Renderer {
   Value context_;
   std::size_t iterations_ = 0;
   std::size_t call_depth_ = 0;
+  bool folding_ = false;  // evaluating a constant expression as jinja2's optimizer would
   // Frames that hold a macro, which holds the frame back: cleared at the end to break the cycle.
   std::vector<FramePtr> macro_frames_;
 };
