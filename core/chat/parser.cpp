@@ -698,8 +698,16 @@ class Parser {
       parts.push_back(subscribed());
     }
     expect_op("]");
-    if (parts.size() != 1) fail(ErrorKind::unsupported, "tuple subscripts (a[x, y])", pos);
-    ExprPtr part = std::move(parts[0]);
+    ExprPtr part;
+    if (parts.size() == 1) {
+      part = std::move(parts[0]);
+    } else {  // a[x, y] subscripts with the tuple (x, y)
+      for (const auto& p : parts)
+        if (p->kind == ExprKind::slice) fail(ErrorKind::unsupported, "a slice inside a tuple subscript", pos);
+      part = node(ExprKind::tuple, pos);
+      part->items = std::move(parts);
+      is_slice = false;
+    }
     if (is_slice && part->kind == ExprKind::slice) {
       part->operand = std::move(n);
       return part;

@@ -9,6 +9,10 @@
 
 namespace algenta::chat {
 
+namespace {
+struct NotConstant {};  // jinja2's nodes.Impossible: the expression needs the context
+}  // namespace
+
 const Value* Frame::find(const std::string& name) const {
   for (const auto& [k, v] : vars)
     if (k == name) return &v;
@@ -74,7 +78,10 @@ Renderer::Flow Renderer::exec(const Body& body, const FramePtr& frame, std::stri
         check_output(out, s.pos);
         break;
       case StmtKind::output: {
-        Value v = eval(*s.expr, frame);
+        // jinja2 writes an output whose expression folds to a constant as text,
+        // whatever the constant (an Undefined prints as "").
+        std::optional<Value> folded = try_fold(*s.expr, frame);
+        Value v = folded ? *folded : eval(*s.expr, frame);
         try {
           out += py_str(v);
         } catch (const TemplateError& e) {
@@ -588,9 +595,19 @@ static bool has_safe_repr(const Value& v) {
   }
 }
 
-namespace {
-struct NotConstant {};  // jinja2's nodes.Impossible: the expression needs the context
-}  // namespace
+
+std::optional<Value> Renderer::try_fold(const Expr& e, const FramePtr& frame) {
+  if (folding_) return std::nullopt;
+  folding_ = true;
+  std::optional<Value> folded;
+  try {
+    folded = eval_unbounded(e, frame);
+  } catch (const TemplateError&) {
+  } catch (const NotConstant&) {
+  }
+  folding_ = false;
+  return folded;
+}
 
 Value Renderer::eval(const Expr& e, const FramePtr& frame) {
   bool short_circuit = (e.kind == ExprKind::binary && (e.name == "and" || e.name == "or")) ||
@@ -599,14 +616,7 @@ Value Renderer::eval(const Expr& e, const FramePtr& frame) {
     // What jinja2's optimizer does at compile time: evaluate the constant
     // expression with environment.getitem semantics and keep the result when
     // it has a safe repr; otherwise the expression runs as compiled.
-    folding_ = true;
-    std::optional<Value> folded;
-    try {
-      folded = eval_unbounded(e, frame);
-    } catch (const TemplateError&) {
-    } catch (const NotConstant&) {
-    }
-    folding_ = false;
+    auto folded = try_fold(e, frame);
     if (folded && has_safe_repr(*folded)) return *folded;
   }
   Value v = eval_unbounded(e, frame);

@@ -3,6 +3,7 @@
 // jinja2's scoping (a loop body is its own scope; if is not), Undefined
 // semantics and the immutable sandbox's attribute rules.
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +58,7 @@ class Renderer {
  private:
   enum class Flow { normal, break_, continue_ };
   Value eval_unbounded(const Expr& e, const FramePtr& frame);
+  std::optional<Value> try_fold(const Expr& e, const FramePtr& frame);
   Flow exec(const Body& body, const FramePtr& frame, std::string& out);
   Flow exec_for(const Stmt& s, const FramePtr& frame, std::string& out);
   void assign(const Target& target, const Value& v, const FramePtr& frame, SourcePos pos);

@@ -14,6 +14,7 @@ AssistantTracker adds the {% generation %} ... {% endgeneration %} block, which
 renders its body unchanged; it is reproduced here without the index tracking.
 The clock is frozen (FROZEN_NOW, UTC) so both renderers see the same date.
 """
+import copy
 import json
 from datetime import datetime, timezone
 
@@ -64,6 +65,9 @@ def compile_template(source):
 
 def render(template, context):
     """{"output": text}, {"raised": message} or {"error": "Type: message"}."""
+    # A fresh copy each time: jinja2 can mutate a list in place (indent's
+    # `s += "\n"` on a list) before it fails, which would leak into later renders.
+    context = copy.deepcopy(context)
     try:
         return {"output": template.render(**context)}
     except RaisedByTemplate as e:
