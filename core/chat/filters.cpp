@@ -23,7 +23,7 @@ std::string soft_str(const Value& v) {
 Value generator(ValueList items) {
   Value v = Value::make_list(std::move(items));
   v.opaque = true;
-  v.consumed = std::make_shared<bool>(false);
+  v.consumed = std::make_shared<std::size_t>(0);
   return v;
 }
 
@@ -358,6 +358,10 @@ Value run_filter(Renderer& r, const std::string& name, const Value& v, const Cal
   }
   if (name == "first") {
     sig({});
+    if (v.consumed) {  // next() takes one item; the rest stays for later
+      if (*v.consumed >= v.list->size()) return Value::undefined("No first item, sequence was empty.");
+      return (*v.list)[(*v.consumed)++];
+    }
     ValueList items = py_iterate(v);
     return items.empty() ? Value::undefined("No first item, sequence was empty.") : items.front();
   }
@@ -375,11 +379,12 @@ Value run_filter(Renderer& r, const std::string& name, const Value& v, const Cal
       std::reverse(cps.begin(), cps.end());
       return Value::string(encode_utf8(cps));
     }
+    bool from_generator = v.consumed != nullptr;
     ValueList items = py_iterate(v);
     std::reverse(items.begin(), items.end());
-    Value out = Value::make_list(std::move(items));
-    out.opaque = true;  // a reverse iterator
-    return out;
+    // reversed() of a sequence is an iterator; a generator cannot be reversed,
+    // so jinja2 falls back to a list.
+    return from_generator ? Value::make_list(std::move(items)) : generator(std::move(items));
   }
   if (name == "items") {
     sig({});
@@ -387,9 +392,7 @@ Value run_filter(Renderer& r, const std::string& name, const Value& v, const Cal
     if (v.kind != Kind::dict || v.opaque) fail(ErrorKind::runtime, "TypeError: Can only get item pairs from a mapping.", a.pos);
     ValueList out;
     for (const auto& [k, val] : v.dict->items) out.push_back(Value::make_tuple({k, val}));
-    Value it = Value::make_list(std::move(out));
-    it.opaque = true;  // an iterator over dict_items
-    return it;
+    return generator(std::move(out));  // iter(value.items())
   }
   if (name == "dictsort") {
     sig({"case_sensitive", "by", "reverse"});

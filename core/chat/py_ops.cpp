@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 
@@ -434,9 +435,10 @@ std::size_t py_len(const Value& v) {
 }
 
 ValueList py_iterate(const Value& v) {
-  if (v.consumed) {
-    if (*v.consumed) return {};  // a generator runs once
-    *v.consumed = true;
+  if (v.consumed) {  // a generator yields each item once
+    std::size_t from = std::min(*v.consumed, v.list->size());
+    *v.consumed = v.list->size();
+    return ValueList(v.list->begin() + static_cast<std::ptrdiff_t>(from), v.list->end());
   }
   switch (v.kind) {
     case Kind::undefined: return {};  // Undefined iterates as empty, sandbox refusals too
@@ -468,6 +470,11 @@ bool py_contains(const Value& container, const Value& item) {
       return container.str().find(item.str()) != std::string::npos;
     case Kind::list:
     case Kind::tuple:
+      if (container.consumed) {  // `in` runs a generator up to the first match
+        while (*container.consumed < container.list->size())
+          if (py_equal((*container.list)[(*container.consumed)++], item)) return true;
+        return false;
+      }
       for (const auto& v : *container.list)
         if (py_equal(v, item)) return true;
       return false;

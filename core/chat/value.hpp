@@ -64,8 +64,9 @@ struct Value {
   // A Python generator, reverse iterator or dict view standing in for a list:
   // printing it or dumping it as JSON is refused (Python prints an object address).
   bool opaque = false;
-  // Set for generators: iterable once, no len(), always true.
-  std::shared_ptr<bool> consumed;
+  // Set for generators and iterators: how many items were taken already
+  // (each is iterable once), no len(), always true.
+  std::shared_ptr<std::size_t> consumed;
 
   static Value undefined(std::string hint = {}, bool unsafe = false);
   static Value none();
