@@ -69,6 +69,7 @@ struct MacroDef {
   std::vector<ExprPtr> defaults;  // aligned to the last params
   Body body;
   SourcePos pos;
+  std::vector<std::string> undefined_at_entry;  // see scope_analysis.hpp
 };
 
 enum class StmtKind { text, output, if_, for_, set, set_block, macro, break_, continue_, generation, filter_block };
@@ -85,10 +86,15 @@ struct Stmt {
   ExprPtr loop_filter;                                  // for ... if cond
   std::shared_ptr<const MacroDef> macro;                // macro
   std::vector<ExprPtr> filters;                         // filter block: filter nodes without operand
+  // Names jinja2 starts as undefined when the body's scope (for body, for
+  // else, set block, filter block, generation) is entered; see scope_analysis.hpp.
+  std::vector<std::string> body_undefined_at_entry;
+  std::vector<std::string> else_undefined_at_entry;
 };
 
 struct ParsedTemplate {
   Body body;
+  std::vector<std::string> undefined_at_entry;
 };
 
 }  // namespace algenta::chat

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "chat/lexer.hpp"
+#include "chat/scope_analysis.hpp"
 
 namespace algenta::chat {
 namespace {
@@ -813,7 +814,9 @@ bool is_supported_filter(const std::string& name) { return kFilters.count(name) 
 bool is_supported_test(const std::string& name) { return kTests.count(name) != 0; }
 
 ParsedTemplate parse_template(std::string_view source, const ParseLimits& limits) {
-  return Parser(tokenize(source), limits).run();
+  ParsedTemplate t = Parser(tokenize(source), limits).run();
+  analyze_scopes(t);
+  return t;
 }
 
 }  // namespace algenta::chat

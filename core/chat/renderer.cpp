@@ -62,8 +62,13 @@ void Renderer::check_output(const std::string& out, SourcePos pos) const {
     fail(ErrorKind::bound, "rendered text exceeds the output limit of " + std::to_string(options_.limits.max_output_bytes) + " bytes", pos);
 }
 
+static void start_undefined(Frame& frame, const std::vector<std::string>& names) {
+  for (const auto& n : names) frame.set(n, Value::undefined("'" + n + "' is undefined"));
+}
+
 std::string Renderer::render(const ParsedTemplate& tmpl) {
   auto root = std::make_shared<Frame>();
+  start_undefined(*root, tmpl.undefined_at_entry);
   std::string out;
   exec(tmpl.body, root, out);
   return out;
@@ -115,7 +120,7 @@ Renderer::Flow Renderer::exec(const Body& body, const FramePtr& frame, std::stri
       case StmtKind::set: assign(s.target, eval(*s.expr, frame), frame, s.pos); break;
       case StmtKind::set_block: {
         std::string text;
-        exec(s.body, frame, text);
+        exec(s.body, scope_frame(frame, s.body_undefined_at_entry), text);
         assign(s.target, Value::string(std::move(text)), frame, s.pos);
         break;
       }
@@ -131,7 +136,7 @@ Renderer::Flow Renderer::exec(const Body& body, const FramePtr& frame, std::stri
       case StmtKind::continue_: return Flow::continue_;
       case StmtKind::filter_block: {
         std::string text;
-        exec(s.body, frame, text);
+        exec(s.body, scope_frame(frame, s.body_undefined_at_entry), text);
         Value v = Value::string(std::move(text));
         for (const auto& f : s.filters) v = apply_filter(f->name, v, eval_args(*f, frame));
         out += py_str(v);
@@ -139,7 +144,7 @@ Renderer::Flow Renderer::exec(const Body& body, const FramePtr& frame, std::stri
         break;
       }
       case StmtKind::generation: {
-        Flow f = exec(s.body, frame, out);
+        Flow f = exec(s.body, scope_frame(frame, s.body_undefined_at_entry), out);
         if (f != Flow::normal) return f;
         break;
       }
@@ -171,6 +176,13 @@ void Renderer::assign(const Target& target, const Value& v, const FramePtr& fram
   for (std::size_t k = 0; k < items.size(); ++k) frame->set(target.names[k], items[k]);
 }
 
+FramePtr Renderer::scope_frame(const FramePtr& parent, const std::vector<std::string>& undefined_at_entry) {
+  auto f = std::make_shared<Frame>();
+  f->parent = parent;
+  start_undefined(*f, undefined_at_entry);
+  return f;
+}
+
 Renderer::Flow Renderer::exec_for(const Stmt& s, const FramePtr& frame, std::string& out) {
   Value seq = eval(*s.expr, frame);
   ValueList all;
@@ -195,8 +207,7 @@ Renderer::Flow Renderer::exec_for(const Stmt& s, const FramePtr& frame, std::str
     if (++iterations_ > options_.limits.max_loop_iterations)
       fail(ErrorKind::bound, "for loops ran more than " + std::to_string(options_.limits.max_loop_iterations) +
                                  " iterations in one rendering", s.pos);
-    auto body_frame = std::make_shared<Frame>();
-    body_frame->parent = frame;
+    auto body_frame = scope_frame(frame, s.body_undefined_at_entry);
     assign(s.target, (*items)[k], body_frame, s.pos);
     Value loop;
     loop.kind = Kind::loop;
@@ -205,7 +216,7 @@ Renderer::Flow Renderer::exec_for(const Stmt& s, const FramePtr& frame, std::str
     Flow f = exec(s.body, body_frame, out);
     if (f == Flow::break_) break;
   }
-  if (items->empty()) return exec(s.else_body, frame, out);
+  if (items->empty()) return exec(s.else_body, scope_frame(frame, s.else_undefined_at_entry), out);
   return Flow::normal;
 }
 
@@ -334,8 +345,7 @@ Value Renderer::call_macro(const MacroValue& m, const CallArgs& args) {
   } leave{call_depth_};
   if (args.positional.size() > def.params.size())
     fail(ErrorKind::unsupported, "macro '" + def.name + "' called with more positional arguments than it declares (varargs)", args.pos);
-  auto frame = std::make_shared<Frame>();
-  frame->parent = m.closure;
+  auto frame = scope_frame(m.closure, def.undefined_at_entry);
   frame->macro_scope = true;
   for (const auto& [k, v] : args.keywords) {
     bool known = false;

@@ -60,6 +60,7 @@ class Renderer {
   Value eval_unbounded(const Expr& e, const FramePtr& frame);
   std::optional<Value> try_fold(const Expr& e, const FramePtr& frame);
   Flow exec(const Body& body, const FramePtr& frame, std::string& out);
+  FramePtr scope_frame(const FramePtr& parent, const std::vector<std::string>& undefined_at_entry);
   Flow exec_for(const Stmt& s, const FramePtr& frame, std::string& out);
   void assign(const Target& target, const Value& v, const FramePtr& frame, SourcePos pos);
   Value lookup(const std::string& name, const FramePtr& frame, SourcePos pos);
