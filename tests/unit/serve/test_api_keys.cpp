@@ -103,7 +103,7 @@ TEST_CASE("the bearer check") {
   CHECK_NOTHROW(serve::authorize(keys, Route::health, ""));
   CHECK_NOTHROW(serve::authorize(keys, Route::ready, "Bearer wrong"));
   CHECK_NOTHROW(serve::authorize(ApiKeys(), Route::completions, ""));
-  for (const std::string& header : {std::string(), "Bearer wrong", "Basic " + kKeyA, kKeyA, std::string("Bearer ")}) {
+  for (const std::string& header : std::vector<std::string>{"", "Bearer wrong", "Basic " + kKeyA, kKeyA, "Bearer "}) {
     for (Route route : {Route::chat_completions, Route::completions, Route::models, Route::unknown,
                         Route::embeddings}) {
       CAPTURE(header);
