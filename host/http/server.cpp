@@ -167,7 +167,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (!current(seq) || started_) return;
     started_ = true;
     keep_alive_ = keep_alive_ && !server_.draining.load();
-    enqueue(wire::whole_response(response, keep_alive_), true);
+    std::string bytes = wire::whole_response(response, keep_alive_);
+    // HEAD: the headers a GET would get, Content-Length included, no body.
+    if (head_request_) bytes.resize(bytes.size() - response.body.size());
+    enqueue(std::move(bytes), true);
   }
 
   void begin(std::uint64_t seq, int status, std::string content_type, std::vector<Header> headers) {
@@ -236,6 +239,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     started_ = streaming_ = final_queued_ = false;
     keep_alive_ = true;
     chunked_ = true;
+    head_request_ = false;
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(limits_.max_header_bytes));
     parser_->body_limit(limits_.max_body_bytes);
@@ -348,6 +352,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     request.peer = peer_;
     keep_alive_ = message.keep_alive() && !server_.draining.load();
     chunked_ = message.version() >= 11;
+    head_request_ = message.method() == bhttp::verb::head;
     if (!chunked_) keep_alive_ = false;
     parser_.reset();
     phase_ = Phase::handling;
@@ -374,7 +379,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     keep_alive_ = false;
     started_ = true;
     Response response = server_.error_response(status, message);
-    if (status == 503) response.headers.push_back({"Retry-After", "1"});
+    bool has_retry_after = false;
+    for (const Header& h : response.headers) has_retry_after |= boost::beast::iequals(h.name, "Retry-After");
+    if (status == 503 && !has_retry_after) response.headers.push_back({"Retry-After", "1"});
     enqueue(wire::whole_response(response, false), true);
   }
 
@@ -506,6 +513,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::shared_ptr<GoneSignal> gone_ = std::make_shared<GoneSignal>();
   bool keep_alive_ = true;
   bool chunked_ = true;
+  bool head_request_ = false;
   bool started_ = false;
   bool streaming_ = false;
   bool final_queued_ = false;

@@ -80,7 +80,8 @@ Route resolve_route(std::string_view method, std::string_view path) {
                      std::string(path) + " is not served by this server (yet)");
     default: break;
   }
-  if (method != route_method(route)) {
+  const bool head_of_get = method == "HEAD" && std::string_view(route_method(route)) == "GET";
+  if (method != route_method(route) && !head_of_get) {
     throw ApiError(ErrorKind::method_not_allowed, std::string(path) + " accepts " +
                                                       route_method(route) + ", not " +
                                                       std::string(method));

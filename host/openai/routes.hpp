@@ -28,7 +28,7 @@ bool route_needs_key(Route route);
 std::string model_in_path(std::string_view path);
 
 // The route, or ApiError 404 (unknown, embeddings, rerank) or 405 (the Allow
-// value is route_method()).
+// value is route_method()). HEAD is allowed wherever GET is.
 Route resolve_route(std::string_view method, std::string_view path);
 
 }  // namespace algenta::openai

@@ -26,6 +26,7 @@ TEST_CASE("routes and their aliases") {
   CHECK(model_in_path("/v1/models/qwen/") == "qwen");
   CHECK(resolve_route("GET", "/health") == Route::health);
   CHECK(resolve_route("GET", "/ready") == Route::ready);
+  CHECK(resolve_route("HEAD", "/health") == Route::health);
 }
 
 TEST_CASE("unknown routes, embeddings and rerank are 404; a wrong method is 405") {
@@ -35,6 +36,7 @@ TEST_CASE("unknown routes, embeddings and rerank are 404; a wrong method is 405"
   CHECK(refusal_kind("GET", "/v1/nothing") == ErrorKind::route_not_found);
   CHECK(refusal_kind("GET", "/v1/chat/completions") == ErrorKind::method_not_allowed);
   CHECK(refusal_kind("POST", "/v1/models") == ErrorKind::method_not_allowed);
+  CHECK(refusal_kind("HEAD", "/v1/completions") == ErrorKind::method_not_allowed);
   CHECK(std::string(route_method(Route::chat_completions)) == "POST");
 }
 
