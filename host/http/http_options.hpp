@@ -1,0 +1,14 @@
+// The transport's command-line flags, so `serve` and the test server share
+// their names, defaults and help text.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "http/server.hpp"
+
+namespace algenta::http {
+
+// --host, --port, --http-threads, --handler-threads and one flag per limit.
+void add_server_options(CLI::App& app, ServerOptions& options);
+
+}  // namespace algenta::http

@@ -1,0 +1,124 @@
+#include "openai/responses.hpp"
+
+#include <chrono>
+#include <random>
+
+namespace algenta::openai {
+
+const char* finish_reason_name(FinishReason reason) {
+  return reason == FinishReason::length ? "length" : "stop";
+}
+
+std::string new_answer_id(std::string_view prefix) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  std::uniform_int_distribution<std::size_t> pick(0, sizeof kAlphabet - 2);
+  std::string id(prefix);
+  for (int i = 0; i < 24; ++i) id += kAlphabet[pick(random)];
+  return id;
+}
+
+std::int64_t unix_seconds_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string dump(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json usage_json(const Usage& usage) {
+  return {{"prompt_tokens", usage.prompt_tokens},
+          {"completion_tokens", usage.completion_tokens},
+          {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};
+}
+
+namespace {
+
+nlohmann::json token_bytes(const std::string& token) {
+  nlohmann::json bytes = nlohmann::json::array();
+  for (unsigned char c : token) bytes.push_back(static_cast<int>(c));
+  return bytes;
+}
+
+}  // namespace
+
+nlohmann::json chat_logprobs(const std::vector<TokenLogprob>& tokens) {
+  nlohmann::json content = nlohmann::json::array();
+  for (const TokenLogprob& t : tokens) {
+    nlohmann::json top = nlohmann::json::array();
+    for (const auto& [token, logprob] : t.top) {
+      top.push_back({{"token", token}, {"logprob", logprob}, {"bytes", token_bytes(token)}});
+    }
+    content.push_back({{"token", t.token},
+                       {"logprob", t.logprob},
+                       {"bytes", token_bytes(t.token)},
+                       {"top_logprobs", std::move(top)}});
+  }
+  return {{"content", std::move(content)}, {"refusal", nullptr}};
+}
+
+nlohmann::json completion_logprobs(const std::vector<TokenLogprob>& tokens,
+                                   std::size_t first_offset) {
+  nlohmann::json texts = nlohmann::json::array(), logprobs = nlohmann::json::array(),
+                 tops = nlohmann::json::array(), offsets = nlohmann::json::array();
+  std::size_t offset = first_offset;
+  for (const TokenLogprob& t : tokens) {
+    texts.push_back(t.token);
+    logprobs.push_back(t.logprob);
+    nlohmann::json top = nlohmann::json::object();
+    for (const auto& [token, logprob] : t.top) top[token] = logprob;
+    tops.push_back(std::move(top));
+    offsets.push_back(offset);
+    offset += t.token.size();
+  }
+  return {{"tokens", std::move(texts)},
+          {"token_logprobs", std::move(logprobs)},
+          {"top_logprobs", std::move(tops)},
+          {"text_offset", std::move(offsets)}};
+}
+
+nlohmann::json chat_completion(const AnswerMeta& meta, const std::string& text,
+                               FinishReason finish, const Usage& usage,
+                               const std::vector<TokenLogprob>* logprobs) {
+  nlohmann::json choice = {
+      {"index", 0},
+      {"message", {{"role", "assistant"}, {"content", text}, {"refusal", nullptr}}},
+      {"logprobs", logprobs ? chat_logprobs(*logprobs) : nlohmann::json(nullptr)},
+      {"finish_reason", finish_reason_name(finish)}};
+  return {{"id", meta.id},
+          {"object", "chat.completion"},
+          {"created", meta.created},
+          {"model", meta.model},
+          {"choices", nlohmann::json::array({std::move(choice)})},
+          {"usage", usage_json(usage)}};
+}
+
+nlohmann::json text_completion(const AnswerMeta& meta, const std::string& text,
+                               FinishReason finish, const Usage& usage,
+                               const std::vector<TokenLogprob>* logprobs) {
+  nlohmann::json choice = {
+      {"index", 0},
+      {"text", text},
+      {"logprobs", logprobs ? completion_logprobs(*logprobs) : nlohmann::json(nullptr)},
+      {"finish_reason", finish_reason_name(finish)}};
+  return {{"id", meta.id},
+          {"object", "text_completion"},
+          {"created", meta.created},
+          {"model", meta.model},
+          {"choices", nlohmann::json::array({std::move(choice)})},
+          {"usage", usage_json(usage)}};
+}
+
+nlohmann::json models_list(const std::string& model_id, std::int64_t created, bool is_oracle) {
+  nlohmann::json model = {{"id", model_id},
+                          {"object", "model"},
+                          {"created", created},
+                          {"owned_by", is_oracle ? "algenta-oracle" : "algenta"},
+                          {"role", is_oracle ? "verification_oracle" : "engine"}};
+  return {{"object", "list"}, {"data", nlohmann::json::array({std::move(model)})}};
+}
+
+}  // namespace algenta::openai

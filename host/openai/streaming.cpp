@@ -1,0 +1,86 @@
+#include "openai/streaming.hpp"
+
+namespace algenta::openai {
+
+std::string sse_event(const nlohmann::json& value) { return "data: " + dump(value) + "\n\n"; }
+
+namespace {
+
+nlohmann::json usage_chunk(const AnswerMeta& meta, const char* object, const Usage& usage) {
+  return {{"id", meta.id},
+          {"object", object},
+          {"created", meta.created},
+          {"model", meta.model},
+          {"choices", nlohmann::json::array()},
+          {"usage", usage_json(usage)}};
+}
+
+}  // namespace
+
+nlohmann::json ChatStream::chunk(nlohmann::json delta, nlohmann::json logprobs,
+                                 nlohmann::json finish_reason) const {
+  nlohmann::json choice = {{"index", 0},
+                           {"delta", std::move(delta)},
+                           {"logprobs", std::move(logprobs)},
+                           {"finish_reason", std::move(finish_reason)}};
+  nlohmann::json c = {{"id", meta_.id},
+                      {"object", "chat.completion.chunk"},
+                      {"created", meta_.created},
+                      {"model", meta_.model},
+                      {"choices", nlohmann::json::array({std::move(choice)})}};
+  if (include_usage_) c["usage"] = nullptr;
+  return c;
+}
+
+std::string ChatStream::start() const {
+  return sse_event(chunk({{"role", "assistant"}, {"content", ""}}, nullptr, nullptr));
+}
+
+std::string ChatStream::content(const std::string& text,
+                                const std::vector<TokenLogprob>& logprobs) const {
+  return sse_event(chunk({{"content", text}},
+                         logprobs_ ? chat_logprobs(logprobs) : nlohmann::json(nullptr), nullptr));
+}
+
+std::string ChatStream::finish(FinishReason reason, const Usage& usage) const {
+  std::string out =
+      sse_event(chunk(nlohmann::json::object(), nullptr, finish_reason_name(reason)));
+  if (include_usage_) out += sse_event(usage_chunk(meta_, "chat.completion.chunk", usage));
+  out += kSseDone;
+  return out;
+}
+
+std::string ChatStream::error(const std::string& error_json) {
+  return "data: " + error_json + "\n\n" + std::string(kSseDone);
+}
+
+nlohmann::json CompletionStream::chunk(const std::string& text, nlohmann::json logprobs,
+                                       nlohmann::json finish_reason) const {
+  nlohmann::json choice = {{"index", 0},
+                           {"text", text},
+                           {"logprobs", std::move(logprobs)},
+                           {"finish_reason", std::move(finish_reason)}};
+  nlohmann::json c = {{"id", meta_.id},
+                      {"object", "text_completion"},
+                      {"created", meta_.created},
+                      {"model", meta_.model},
+                      {"choices", nlohmann::json::array({std::move(choice)})}};
+  if (include_usage_) c["usage"] = nullptr;
+  return c;
+}
+
+std::string CompletionStream::content(const std::string& text,
+                                      const std::vector<TokenLogprob>& logprobs) {
+  nlohmann::json lp = logprobs_ ? completion_logprobs(logprobs, text_offset_) : nlohmann::json(nullptr);
+  text_offset_ += text.size();
+  return sse_event(chunk(text, std::move(lp), nullptr));
+}
+
+std::string CompletionStream::finish(FinishReason reason, const Usage& usage) const {
+  std::string out = sse_event(chunk("", nullptr, finish_reason_name(reason)));
+  if (include_usage_) out += sse_event(usage_chunk(meta_, "text_completion", usage));
+  out += kSseDone;
+  return out;
+}
+
+}  // namespace algenta::openai

@@ -1,0 +1,60 @@
+// Server-sent events for stream: true, in the order OpenAI sends them.
+//   chat:        a chunk with delta {role: assistant, content: ""}, content
+//                chunks, a chunk with delta {} and the finish_reason, then
+//                (include_usage) a chunk with empty choices and the usage,
+//                then "data: [DONE]".
+//   completions: text chunks, a chunk with "" and the finish_reason, the
+//                usage chunk (include_usage), "data: [DONE]".
+// With include_usage every chunk before the last carries "usage": null.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "openai/responses.hpp"
+
+namespace algenta::openai {
+
+// "data: <json>\n\n"
+std::string sse_event(const nlohmann::json& value);
+inline constexpr std::string_view kSseDone = "data: [DONE]\n\n";
+inline constexpr std::string_view kSseContentType = "text/event-stream";
+
+class ChatStream {
+ public:
+  ChatStream(AnswerMeta meta, bool include_usage, bool logprobs)
+      : meta_(std::move(meta)), include_usage_(include_usage), logprobs_(logprobs) {}
+  std::string start() const;
+  // `logprobs` is used only when the request asked for them.
+  std::string content(const std::string& text, const std::vector<TokenLogprob>& logprobs = {}) const;
+  // The finish chunk, the usage chunk when asked, and [DONE].
+  std::string finish(FinishReason reason, const Usage& usage) const;
+  // An error after the stream began: OpenAI's error object as an event, then [DONE].
+  static std::string error(const std::string& error_json);
+
+ private:
+  nlohmann::json chunk(nlohmann::json delta, nlohmann::json logprobs,
+                       nlohmann::json finish_reason) const;
+  AnswerMeta meta_;
+  bool include_usage_;
+  bool logprobs_;
+};
+
+class CompletionStream {
+ public:
+  CompletionStream(AnswerMeta meta, bool include_usage, bool logprobs)
+      : meta_(std::move(meta)), include_usage_(include_usage), logprobs_(logprobs) {}
+  std::string content(const std::string& text, const std::vector<TokenLogprob>& logprobs = {});
+  std::string finish(FinishReason reason, const Usage& usage) const;
+
+ private:
+  nlohmann::json chunk(const std::string& text, nlohmann::json logprobs,
+                       nlohmann::json finish_reason) const;
+  AnswerMeta meta_;
+  bool include_usage_;
+  bool logprobs_;
+  std::size_t text_offset_ = 0;  // bytes of text sent so far, for text_offset
+};
+
+}  // namespace algenta::openai
