@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
                   "them");
   serve->add_option("--model", serve_options.model_dir, "prepared checkpoint directory");
   add_precision_options(serve, serve_options.precision);
+  add_serve_flags(serve, serve_options);
 
   ConformOptions conform_options;
   CLI::App* conform = app.add_subcommand(

@@ -4,12 +4,14 @@
 // failed or did not run.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "engine/host_paths.hpp"
+#include "http/server.hpp"
 
 namespace algenta::host {
 
@@ -32,6 +34,14 @@ struct ServeOptions {
   bool allow_oracle = false;
   bool list_backends = false;
   std::string model_dir;
+  std::string served_model_name;  // empty: the model folder's name
+  std::string api_key_file;       // empty: ALGENTA_API_KEYS alone (or no keys)
+  std::string chat_template;      // a file replacing the checkpoint's template
+  std::uint32_t max_context = 0;  // 0: the model's
+  std::uint32_t max_prompt_tokens = 0;  // 0: the context less one
+  std::size_t max_queue = 256;    // waiting requests; 429 above
+  std::int64_t drain_timeout_ms = 30000;  // SIGTERM: how long in-flight requests may finish
+  http::ServerOptions http;
 };
 
 struct ConformOptions {
@@ -89,5 +99,9 @@ int run_verify(const HostPaths& paths, const VerifyOptions& options);
 int run_conform(const HostPaths& paths, const ConformOptions& options);
 int run_prepare(const PrepareOptions& options);
 int run_serve(const HostPaths& paths, const ServeOptions& options);
+// serve's flags beyond the engine choice (serve_options.cpp).
+void add_serve_flags(CLI::App* serve, ServeOptions& options);
+// `serve --backends`: every backend, its requirements and this host's verdict.
+int list_backends(const HostPaths& paths);
 
 }  // namespace algenta::host

@@ -1,107 +1,170 @@
 // `algenta-host serve`: verify bundles, find the GPU, select exactly one
-// engine, load it through the verified path, open the checkpoint.
+// engine, open the checkpoint on it, and answer OpenAI clients over HTTP
+// until SIGTERM or SIGINT; then stop accepting, let requests in flight
+// finish within --drain-timeout-ms, and exit 0.
+#include <signal.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
+#include "chat/template_error.hpp"
 #include "cli/commands.hpp"
 #include "engine/engine_session.hpp"
-#include "loader/library_policy.hpp"
-#include "loader/verified_loader.hpp"
-#include "engine/plugin_catalog.hpp"
 #include "engine/plugin_choice.hpp"
 #include "engine/plugin_report.hpp"
+#include "serve/api_handler.hpp"
+#include "serve/error_responses.hpp"
+#include "tokenizer/tokenizer_error.hpp"
 
 namespace algenta::host {
 namespace {
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out.empty() ? "none" : out;
+constexpr const char* kCommand = "algenta-host serve";
+
+// SIGTERM and SIGINT are taken by sigwait in the main thread. They are
+// blocked before any thread starts (the engine's included), since threads
+// inherit the mask and a stray delivery would kill the process undrained.
+sigset_t block_stop_signals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
 }
 
-// Whether this host meets a backend's requirements: the same selection the
-// host would make if asked for the backend by name.
-std::string requirement_verdict(const Catalog& catalog, const loader::Candidate& candidate,
-                                const loader::GpuProbeResult& gpus) {
-  const loader::Selection by_name =
-      loader::select_plugin(catalog.candidates, gpus, candidate.entry.name, true);
-  if (!by_name.chosen) return "no: " + by_name.failure;
-  const auto allowed = loader::allowed_library_directories(catalog.library_directories);
-  for (const std::string& soname : candidate.entry.host_libraries) {
-    try {
-      loader::resolve_host_library(soname, allowed);
-    } catch (const std::exception& e) {
-      return std::string("no: ") + e.what();
-    }
-  }
-  if (candidate.entry.role == "oracle") return "yes (only when named, with --allow-oracle)";
-  const loader::Selection automatic = loader::select_plugin(catalog.candidates, gpus, "auto", false);
-  const bool is_auto_choice =
-      automatic.chosen && automatic.chosen->entry.name == candidate.entry.name;
-  return is_auto_choice ? "yes (automatic choice on this host)"
-                        : "yes (by name only; not this GPU's exact target)";
+std::string model_name_for(const ServeOptions& options) {
+  if (!options.served_model_name.empty()) return options.served_model_name;
+  return std::filesystem::weakly_canonical(options.model_dir).filename().string();
 }
 
-int list_backends(const Catalog& catalog, const loader::GpuProbeResult& gpus) {
-  if (catalog.candidates.empty()) {
-    std::cout << "no verified backends (see the rejected lines above)\n";
-    return kExitRefused;
+serve::ApiKeys load_keys(const ServeOptions& options) {
+  std::vector<std::string> warnings;
+  const char* env = std::getenv("ALGENTA_API_KEYS");
+  serve::ApiKeys keys = serve::ApiKeys::load(
+      options.api_key_file.empty() ? std::nullopt
+                                   : std::optional<std::filesystem::path>(options.api_key_file),
+      env ? std::optional<std::string>(env) : std::nullopt, warnings);
+  for (const std::string& w : warnings) std::cerr << kCommand << ": warning: " << w << "\n";
+  if (!keys.enabled()) {
+    std::cerr << kCommand << ": no API keys configured: every route is open to anyone who can "
+                             "reach " << options.http.host << "\n";
   }
-  for (const loader::Candidate& c : catalog.candidates) {
-    const manifest::PluginEntry& e = c.entry;
-    std::cout << e.name << "\n"
-              << "  role: " << e.role << "\n"
-              << "  target: " << e.target << "\n"
-              << "  families: " << join(e.families) << "\n"
-              << "  host libraries: " << join(e.host_libraries) << "\n"
-              << "  minimum NVIDIA driver: "
-              << (e.min_driver > 0 ? std::to_string(e.min_driver) : std::string("none")) << "\n"
-              << "  bundle: " << c.bundle << "\n"
-              << "  this host meets it: " << requirement_verdict(catalog, c, gpus) << "\n";
+  return keys;
+}
+
+prompt::ModelText load_model_text(const ServeOptions& options) {
+  const auto override_file = options.chat_template.empty()
+                                 ? std::nullopt
+                                 : std::optional<std::filesystem::path>(options.chat_template);
+  prompt::ModelText text = prompt::ModelText::load(options.model_dir, override_file);
+  if (text.has_chat_template()) {
+    std::cerr << kCommand << ": chat template from " << text.chat_template_source() << "\n";
+  } else {
+    std::cerr << kCommand << ": this checkpoint has no chat template: /v1/chat/completions "
+                             "answers 400 (give one with --chat-template FILE)\n";
   }
+  return text;
+}
+
+int serve_http(EngineSession& session, const prompt::ModelText& text, const ServeOptions& options,
+               serve::ApiKeys keys, const sigset_t& stop_signals) {
+  serve::ApiSettings settings;
+  settings.model_name = model_name_for(options);
+  settings.is_oracle = session.plugin().entry().role == "oracle";
+  settings.keys = std::move(keys);
+  settings.limits = {session.max_context(), session.vocab_size(), options.max_prompt_tokens};
+  settings.caps.max_tokens = session.max_context();
+  settings.caps.max_token_id = std::int64_t(session.vocab_size()) - 1;
+  settings.caps.max_prompt_token_ids = session.max_context();
+
+  serve::ServeMetrics metrics(settings.model_name);
+  serve::EngineLoop loop(session, text.tokenizer(), metrics, options.max_queue);
+  serve::ApiHandler api(settings, text, loop, metrics);
+
+  http::ServerOptions server_options = options.http;
+  server_options.error_response = serve::transport_error_response;
+  http::Server server(server_options, [&api](http::Request request,
+                                             std::shared_ptr<http::ResponseWriter> writer) {
+    api.handle(std::move(request), std::move(writer));
+  });
+  server.start();
+  api.set_ready(true);
+  std::cerr << kCommand << ": serving model '" << settings.model_name << "' on "
+            << session.plugin().entry().name << " (precision " << session.precision()
+            << ", context " << session.max_context() << " tokens) at http://"
+            << server_options.host << ":" << server.port() << "/v1\n";
+  if (settings.is_oracle) {
+    std::cerr << kCommand << ": this is the CPU fp32 verification oracle: correct and slow, for "
+                             "checking engines, not for production traffic\n";
+  }
+  std::cout << "listening on " << server_options.host << ":" << server.port() << std::endl;
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  std::cerr << kCommand << ": " << (signal_number == SIGTERM ? "SIGTERM" : "SIGINT")
+            << ": no new connections; requests in flight get " << options.drain_timeout_ms
+            << " ms to finish\n";
+  api.set_ready(false);
+  const std::size_t cut = server.stop(std::chrono::milliseconds(options.drain_timeout_ms));
+  loop.stop();
+  std::cerr << kCommand << ": stopped"
+            << (cut ? " (" + std::to_string(cut) + " connections cut at the drain bound)" : "")
+            << "\n";
   return kExitOk;
 }
 
-int open_engine(std::unique_ptr<loader::LoadedPlugin> plugin, const std::string& model_dir,
-                const PrecisionOptions& precision) {
-  if (model_dir.empty()) {
-    std::cerr << "algenta-host serve: --model DIR is required (a prepared checkpoint directory)\n";
+int open_and_serve(std::unique_ptr<loader::LoadedPlugin> plugin, const ServeOptions& options,
+                   const sigset_t& stop_signals) {
+  if (options.model_dir.empty()) {
+    std::cerr << kCommand << ": --model DIR is required (a prepared checkpoint directory)\n";
     return kExitUsage;
   }
-  if (!std::filesystem::is_directory(model_dir)) {
-    std::cerr << "algenta-host serve: model directory " << model_dir << " does not exist\n";
+  if (const std::string problem = unprepared_checkpoint(options.model_dir); !problem.empty()) {
+    std::cerr << kCommand << ": " << problem << "\n";
+    return kExitUsage;
+  }
+  std::optional<prompt::ModelText> text;
+  serve::ApiKeys keys;
+  try {
+    text.emplace(load_model_text(options));
+    keys = load_keys(options);
+  } catch (const std::exception& e) {
+    std::cerr << kCommand << ": " << e.what() << "\n";
     return kExitUsage;
   }
   const std::string name = plugin->entry().name;
   try {
-    const EngineSession session(std::move(plugin), {model_dir, 0, precision.precision,
-                                                    precision.allow_weight_rounding});
+    EngineSession session(std::move(plugin), {options.model_dir, options.max_context,
+                                              options.precision.precision,
+                                              options.precision.allow_weight_rounding});
     report_weight_rounding(std::cerr, "serve", session);
+    return serve_http(session, *text, options, std::move(keys), stop_signals);
   } catch (const EngineError& e) {
-    std::cerr << "algenta-host serve: " << name << " could not open " << model_dir << " ("
+    std::cerr << kCommand << ": " << name << " could not open " << options.model_dir << " ("
               << status_name(e.code) << "): " << e.what() << "\n";
-    return kExitEngine;
+    return exit_code_for(e);
+  } catch (const std::exception& e) {
+    // The listener could not bind, or a thread could not start.
+    std::cerr << kCommand << ": " << e.what() << "\n";
+    return kExitUsage;
   }
-  std::cerr << "algenta-host serve: the HTTP front end is not part of this build; the engine "
-               "opened and was closed again\n";
-  return kExitEngine;
 }
 
 }  // namespace
 
 int run_serve(const HostPaths& paths, const ServeOptions& options) {
-  if (options.list_backends) {
-    return list_backends(build_logged_catalog(paths, unix_now()), loader::probe_gpus());
-  }
+  if (options.list_backends) return list_backends(paths);
+  const sigset_t stop_signals = block_stop_signals();
   std::unique_ptr<loader::LoadedPlugin> plugin;
   try {
     plugin = choose_and_load(paths, options.backend, options.allow_oracle);
   } catch (const ChoiceRefused& e) {
-    std::cerr << "algenta-host serve: " << e.what() << "\n";
+    std::cerr << kCommand << ": " << e.what() << "\n";
     return kExitRefused;
   }
-  return open_engine(std::move(plugin), options.model_dir, options.precision);
+  return open_and_serve(std::move(plugin), options, stop_signals);
 }
 
 }  // namespace algenta::host

@@ -60,6 +60,7 @@ struct ChatRequest {
   Streaming streaming;
   bool logprobs = false;
   int top_logprobs = 0;
+  bool return_token_ids = false;  // vLLM's extension: prompt and answer token ids
 };
 
 // A prompt as text or as token ids.
@@ -71,6 +72,7 @@ struct CompletionRequest {
   Sampling sampling;
   Streaming streaming;
   std::optional<int> logprobs;  // how many alternatives per token; nullopt: none
+  bool return_token_ids = false;  // vLLM's extension: prompt and answer token ids
 };
 
 // Throw ApiError (invalid_request) naming the field.

@@ -8,7 +8,7 @@
 namespace algenta::openai {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Route>, 14> kPaths{{
+constexpr std::array<std::pair<std::string_view, Route>, 15> kPaths{{
     {"/v1/chat/completions", Route::chat_completions},
     {"/chat/completions", Route::chat_completions},
     {"/v1/completions", Route::completions},
@@ -17,6 +17,7 @@ constexpr std::array<std::pair<std::string_view, Route>, 14> kPaths{{
     {"/models", Route::models},
     {"/health", Route::health},
     {"/ready", Route::ready},
+    {"/metrics", Route::metrics},
     {"/v1/embeddings", Route::embeddings},
     {"/embeddings", Route::embeddings},
     {"/v1/rerank", Route::rerank},
@@ -61,7 +62,8 @@ const char* route_method(Route route) {
     case Route::models:
     case Route::model:
     case Route::health:
-    case Route::ready: return "GET";
+    case Route::ready:
+    case Route::metrics: return "GET";
     default: return "";
   }
 }

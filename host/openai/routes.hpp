@@ -15,6 +15,7 @@ enum class Route {
   model,             // GET /v1/models/{id}
   health,            // GET /health: the process is up
   ready,             // GET /ready: the engine is loaded
+  metrics,           // GET /metrics: Prometheus text (needs a key)
   embeddings,        // /v1/embeddings: 404 until it exists
   rerank,            // /v1/rerank, /rerank, /v2/rerank: 404 until it exists
   unknown,

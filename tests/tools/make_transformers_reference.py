@@ -31,7 +31,8 @@ precision).
 Output (JSON; the lists of numbers each on one line):
   {"checkpoint": str, "dtype": "bfloat16", "device": "cuda", "torch": str,
    "transformers": str, "max_new_tokens": int,
-   "prompts": [{"name": str, "rendered": str or null, "ids": [int...],
+   "prompts": [{"name": str, "messages": [...] (chat prompts only),
+                "rendered": str or null, "ids": [int...],
                 "greedy": [int...], "margins": [float...], "top_logits": [float...]}]}
 "greedy" are the generated ids after "ids"; "margins" and "top_logits" (the
 top-1 logit, which sets the size of one rounding step there) have one entry
@@ -132,7 +133,8 @@ def chat_prompts(tokenizer, count):
         if list(direct) != ids:
             raise SystemExit(f"{name}: apply_chat_template(tokenize=True) gives other ids than "
                              "encoding the rendered text")
-        prompts.append({"name": name, "rendered": rendered, "ids": [int(i) for i in ids]})
+        prompts.append({"name": name, "messages": messages, "rendered": rendered,
+                        "ids": [int(i) for i in ids]})
     return prompts
 
 

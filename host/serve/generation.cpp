@@ -1,0 +1,109 @@
+#include "serve/generation.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "sampling/logprobs.hpp"
+#include "sampling/sampler.hpp"
+
+namespace algenta::serve {
+namespace {
+
+bool contains(const std::vector<std::int32_t>& ids, std::int32_t id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+bool has_penalties(const sampling::SamplingParams& p) {
+  return p.presence_penalty != 0.0 || p.frequency_penalty != 0.0 || p.repetition_penalty != 1.0;
+}
+
+}  // namespace
+
+Generation::Generation(GenerationSpec spec, const tokenizer::Tokenizer& tokenizer)
+    : spec_(std::move(spec)),
+      tokenizer_(tokenizer),
+      detokenizer_(tokenizer, /*skip_special_tokens=*/true),
+      stops_(spec_.stop_strings) {}
+
+bool Generation::is_end_token(std::int32_t token) const {
+  return contains(spec_.stop_token_ids, token) ||
+         (!spec_.ignore_eos && contains(spec_.eos_token_ids, token));
+}
+
+bool Generation::needs_logits() const {
+  const bool masks_end_ids = output_.size() < spec_.min_tokens &&
+                             !(spec_.stop_token_ids.empty() && spec_.eos_token_ids.empty());
+  return spec_.params.temperature != 0.0 || has_penalties(spec_.params) || spec_.params.logprobs ||
+         masks_end_ids;
+}
+
+openai::TokenLogprob Generation::describe(std::int32_t token, double logprob,
+                                          const std::vector<sampling::TokenLogprob>& top) const {
+  const auto text_of = [this](std::int32_t id) {
+    return tokenizer_.decode({static_cast<std::uint32_t>(id)}, /*skip_special_tokens=*/false);
+  };
+  openai::TokenLogprob out{text_of(token), logprob, {}};
+  for (const sampling::TokenLogprob& alt : top) out.top.emplace_back(text_of(alt.token), alt.logprob);
+  return out;
+}
+
+StepOutput Generation::finish(StepOutput out, openai::FinishReason reason) {
+  out.finished = reason;
+  out.logprobs = std::move(held_logprobs_);
+  held_logprobs_.clear();
+  return out;
+}
+
+StepOutput Generation::advance(std::span<const float> logits, std::int32_t engine_token) {
+  std::int32_t token = engine_token;
+  if (needs_logits()) {
+    std::span<const float> row = logits;
+    if (output_.size() < spec_.min_tokens) {
+      // min_tokens: the ids that would end the answer cannot be drawn yet.
+      masked_.assign(logits.begin(), logits.end());
+      for (const auto* ids : {&spec_.stop_token_ids, &spec_.eos_token_ids}) {
+        for (std::int32_t id : *ids) {
+          if (id >= 0 && std::size_t(id) < masked_.size()) {
+            masked_[id] = -std::numeric_limits<float>::infinity();
+          }
+        }
+      }
+      row = masked_;
+    }
+    sampling::SamplingParams params = spec_.params;
+    params.logprobs = false;  // reported from the raw logits below
+    params.top_logprobs = 0;
+    token = sampling::sample_token(params, {row, spec_.prompt, output_, spec_.seed, next_position()}).token;
+    if (spec_.params.logprobs) {
+      const sampling::LogSoftmax log_softmax(logits);
+      held_logprobs_.push_back(
+          describe(token, log_softmax.logprob(token), log_softmax.top(spec_.params.top_logprobs)));
+    }
+  }
+  output_.push_back(token);
+
+  StepOutput out;
+  out.token = token;
+  if (is_end_token(token)) {
+    const StopStrings::Released last = stops_.push(detokenizer_.finish());
+    out.text = last.text + (last.stopped ? std::string() : stops_.flush());
+    return finish(std::move(out), openai::FinishReason::stop);
+  }
+  StopStrings::Released released = stops_.push(detokenizer_.push(static_cast<std::uint32_t>(token)));
+  out.text = std::move(released.text);
+  if (released.stopped) return finish(std::move(out), openai::FinishReason::stop);
+  if (output_.size() >= spec_.max_tokens) {
+    const StopStrings::Released last = stops_.push(detokenizer_.finish());
+    out.text += last.text;
+    if (last.stopped) return finish(std::move(out), openai::FinishReason::stop);
+    out.text += stops_.flush();
+    return finish(std::move(out), openai::FinishReason::length);
+  }
+  if (!out.text.empty()) {
+    out.logprobs = std::move(held_logprobs_);
+    held_logprobs_.clear();
+  }
+  return out;
+}
+
+}  // namespace algenta::serve

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# `serve` on the H200, as a user runs it. Uses a carried build/ and writes
+# logs and summary lines to RESULTS_DIR:
+#   1. transformers fp32 greedy on the tiny serve checkpoint (made where CI
+#      makes it and carried in build/serve-fixture/source): the reference CI's
+#      cross-engine identity test compares the oracle behind serve with;
+#   2. the Qwen3-0.6B-shape gate checkpoint with its trained tokenizer and
+#      ChatML template, served on the engine selected for this GPU, and the
+#      openai client (tests/gpu/serve_client.py) on its five chat prompts:
+#      prompt ids, answer ids (verify's tie rule), stream = whole answer,
+#      time to first token and decode rate as the client sees them;
+#   3. SIGTERM: serve drains and exits 0.
+#   tests/gpu/serve_check.sh RESULTS_DIR
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+results=${1:?usage: tests/gpu/serve_check.sh RESULTS_DIR}
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+BUILD_DIR=${BUILD_DIR:-build}
+host="$BUILD_DIR/bin/algenta-host"
+work=$(mktemp -d)
+state="$work/state.json"
+python=${PYTHON:-python3}
+tiny_source=${TINY_SOURCE:-$BUILD_DIR/serve-fixture/source}
+
+record() {  # name, status (0 = pass), detail
+  printf '%-40s %s  %s\n' "$1" "$([[ $2 == 0 ]] && echo PASS || echo FAIL)" "$3" | tee -a "$results/summary.txt"
+}
+run_logged() {  # log name, command...
+  local log="$results/$1.log"; shift
+  "$@" >"$log" 2>&1
+  local rc=$?
+  echo "exit code $rc" >>"$log"
+  return $rc
+}
+h() { "$host" --state-file "$state" "$@"; }
+source tests/gpu/host_config.sh
+
+# --- 1. the CI fixture: transformers fp32 on the tiny serve checkpoint ----------
+run_logged reference_tiny "$python" tests/tools/make_transformers_reference.py \
+  --model "$tiny_source" --dtype float32 --max-new-tokens 32 \
+  --out "$results/transformers_chat_tiny.json"
+record transformers_reference_tiny $? "fp32, 5 chat prompts x 32 tokens"
+
+# --- 2. the Qwen3-0.6B shape on the GPU engine ----------------------------------
+hf="$work/qwen3_0p6b_hf"
+model="$work/qwen3_0p6b"
+run_logged make_checkpoint "$python" tests/tools/make_gate_checkpoint.py \
+  --config tests/fixtures/configs/Qwen3-0.6B/config.json --out "$hf" --tokenizer
+record make_qwen3_0p6b $? "seeded weights, trained tokenizer, ChatML template"
+run_logged prepare h prepare "$hf" --out "$model" --dtype bf16
+record prepare_qwen3_0p6b $? "bf16"
+run_logged reference_qwen3_0p6b "$python" tests/tools/make_transformers_reference.py \
+  --model "$hf" --dtype bfloat16 --max-new-tokens 64 --out "$work/reference_qwen3_0p6b.json"
+record transformers_reference_qwen3_0p6b $? "bf16, 5 chat prompts x 64 tokens"
+
+# Started directly (not through h) so that $! is the server itself.
+"$host" --state-file "$state" serve --model "$model" --host 127.0.0.1 --port 0 \
+  >"$work/serve.out" 2>"$results/serve.log" &
+pid=$!
+port=""
+for _ in $(seq 1 1200); do
+  port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/serve.out")
+  [[ -n "$port" ]] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+[[ -n "$port" ]]; record serve_listens $? "$(grep -o 'serving model.*' "$results/serve.log")"
+if [[ -n "$port" ]]; then
+  run_logged serve_client "$python" tests/gpu/serve_client.py \
+    --base-url "http://127.0.0.1:$port/v1" --model qwen3_0p6b \
+    --reference "$work/reference_qwen3_0p6b.json" --json "$results/serve_client.json"
+  record serve_client_five_chat_prompts $? "$(grep -c '^PASS' "$results/serve_client.log")/5 pass"
+  curl -s "http://127.0.0.1:$port/metrics" >"$results/metrics.txt"
+fi
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+record serve_sigterm_exit_0 $? "$(tail -1 "$results/serve.log")"
+rm -rf "$work"
