@@ -26,7 +26,7 @@ from tokenizers import Tokenizer  # noqa: E402
 
 HOST = os.environ.get("ALGENTA_HOST", "")
 FIXTURES = os.environ.get("ALGENTA_FIXTURES", os.path.join(HERE, "..", "..", "fixtures"))
-CONVERSATIONS = 60  # per model; each runs the command twice (text, ids)
+CONVERSATIONS = 100  # per model; each runs the command twice (text, ids)
 
 
 def added_token(content):
