@@ -122,6 +122,33 @@ int main(int argc, char** argv) {
   kernels->add_option("--family", kernels_options.family, "only kernels serving this family");
   kernels->add_flag("--json", kernels_options.json, "print the inventory as JSON");
 
+  TemplateOptions template_options;
+  CLI::App* chat_template = app.add_subcommand(
+      "template", "apply a model's chat template to messages as transformers' apply_chat_template "
+                  "does: prints the prompt text exactly (no newline added), or with --ids its token "
+                  "ids comma-separated on one line (exit 1 unusable input or the template raised, "
+                  "2 the template is outside the supported Jinja subset)");
+  chat_template->add_option("--model", template_options.model_dir,
+                            "checkpoint directory (tokenizer.json, tokenizer_config.json, "
+                            "chat_template.jinja, generation_config.json)")
+      ->required();
+  chat_template->add_option("--messages", template_options.messages_file,
+                            "JSON file holding the array of chat messages")
+      ->required();
+  chat_template->add_flag("--add-generation-prompt", template_options.add_generation_prompt,
+                          "end with the header that starts the assistant's reply");
+  chat_template->add_flag("--ids", template_options.ids,
+                          "print the token ids (the text encoded without adding special tokens)");
+  chat_template->add_option("--chat-template", template_options.chat_template_file,
+                            "a template file to use instead of the model's");
+  chat_template->add_option("--extra", template_options.extra_json,
+                            "a JSON object of further template variables, e.g. "
+                            "'{\"enable_thinking\": false}' or '{\"tools\": [...]}'");
+  chat_template->add_option_function<std::int64_t>(
+      "--now", [&](const std::int64_t& seconds) { template_options.now = seconds; },
+      "the time strftime_now reports, in seconds since the epoch (UTC; "
+                            "default: the local clock), for reproducible output");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -133,5 +160,6 @@ int main(int argc, char** argv) {
   if (*generate) return run_generate(paths, generate_options);
   if (*kernels) return run_kernels(paths, kernels_options);
   if (*verify) return run_verify(paths, verify_options);
+  if (*chat_template) return run_template(template_options);
   return run_serve(paths, serve_options);
 }

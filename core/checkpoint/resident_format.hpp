@@ -38,10 +38,11 @@ inline constexpr std::string_view kResidentFormat = "algenta.resident/1";
 inline constexpr std::uint64_t kResidentAlignment = 256;
 inline constexpr std::string_view kResidentBlobFileName = "weights.blob";
 inline constexpr std::string_view kResidentManifestFileName = "manifest.json";
-// Files next to the weights that engines and the tokenizer need.
-inline constexpr std::array<std::string_view, 5> kResidentSideFileNames = {
-    "config.json", "generation_config.json", "special_tokens_map.json", "tokenizer.json",
-    "tokenizer_config.json"};
+// Files next to the weights that engines, the tokenizer and the chat
+// template need (each copied when present; none is required).
+inline constexpr std::array<std::string_view, 6> kResidentSideFileNames = {
+    "chat_template.jinja", "config.json", "generation_config.json", "special_tokens_map.json",
+    "tokenizer.json", "tokenizer_config.json"};
 // The largest of them are tokenizer.json files of a few tens of MiB; a side
 // file over this cap is refused before a byte of it is copied.
 inline constexpr std::uint64_t kMaxResidentSideFileBytes = 256u << 20;

@@ -22,6 +22,9 @@ inline constexpr SizeCap kOnboardedRegistryCap{1u << 20, "an onboarded-checkpoin
 inline constexpr SizeCap kTransformersReferenceCap{16u << 20, "a transformers reference file"};
 // A child process's captured stdout/stderr (generate prints a line of ids).
 inline constexpr SizeCap kChildOutputCap{16u << 20, "a child process output file"};
+// The messages of `algenta-host template`: a chat request's messages (an
+// OpenAI server takes request bodies of a few MiB).
+inline constexpr SizeCap kMessagesFileCap{64u << 20, "a messages file"};
 // A logits file written by generate --logits: rows x vocab fp32 (64 rows of
 // a 262144-token vocabulary is 64 MiB).
 inline constexpr SizeCap kLogitsFileCap{1u << 30, "a logits file"};

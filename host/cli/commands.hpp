@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,17 @@ struct KernelsOptions {
   bool json = false;
 };
 
+// Renders chat messages with a model's chat template as transformers does.
+struct TemplateOptions {
+  std::string model_dir;      // a checkpoint directory (Hugging Face or prepared)
+  std::string messages_file;  // a JSON array of messages
+  bool add_generation_prompt = false;
+  bool ids = false;                // print token ids instead of the text
+  std::string chat_template_file;  // replaces the model's template
+  std::string extra_json;          // a JSON object of extra template variables
+  std::optional<std::int64_t> now;  // strftime_now's clock, seconds since the epoch (UTC)
+};
+
 int run_doctor(const HostPaths& paths);
 int run_kernels(const HostPaths& paths, const KernelsOptions& options);
 int run_generate(const HostPaths& paths, const GenerateOptions& options);
@@ -103,5 +115,9 @@ int run_serve(const HostPaths& paths, const ServeOptions& options);
 void add_serve_flags(CLI::App* serve, ServeOptions& options);
 // `serve --backends`: every backend, its requirements and this host's verdict.
 int list_backends(const HostPaths& paths);
+// Exit codes: 0 rendered, 1 unusable input (files, messages, no template, the
+// template raised or failed on them), 2 refused (the template uses Jinja
+// outside the supported subset, or a render limit was reached).
+int run_template(const TemplateOptions& options);
 
 }  // namespace algenta::host

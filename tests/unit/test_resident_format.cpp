@@ -405,10 +405,11 @@ TEST_CASE("side files are copied through unchanged", "[resident]") {
   fs::create_directory(source);
   write_file(source / "config.json", "{\"model_type\": \"llama\"}");
   write_file(source / "tokenizer.json", "{\"model\": {}}");
+  write_file(source / "chat_template.jinja", "{{ bos_token }}\r\n");
   write_file(source / "unrelated.txt", "x");
   const fs::path out = dir.path() / "resident";
   ResidentWriter writer(out, Dtype::F32, kSource, kFacts);
-  CHECK(writer.add_side_files_from(source) == 2);
+  CHECK(writer.add_side_files_from(source) == 3);  // the absent ones are skipped
   REQUIRE_THROWS_WITH(writer.add_side_file(source / "config.json"), Contains("side file twice"));
   write_file(source / "manifest.json", "{}");
   REQUIRE_THROWS_WITH(writer.add_side_file(source / "manifest.json"), Contains("reserved"));
@@ -416,6 +417,7 @@ TEST_CASE("side files are copied through unchanged", "[resident]") {
   writer.commit();
   CHECK(read_file(out / "config.json") == "{\"model_type\": \"llama\"}");
   CHECK(read_file(out / "tokenizer.json") == "{\"model\": {}}");
+  CHECK(read_file(out / "chat_template.jinja") == "{{ bos_token }}\r\n");
   CHECK_FALSE(fs::exists(out / "unrelated.txt"));
   CHECK(read_json(out / "manifest.json").at("tensors").empty());
 }

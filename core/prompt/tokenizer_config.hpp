@@ -1,0 +1,29 @@
+// What rendering needs from tokenizer_config.json, read as transformers 5
+// reads it: the named special tokens and the chat_template field.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace algenta::prompt {
+
+struct TokenizerConfig {
+  // transformers' special_tokens_map: bos_token, eos_token, unk_token,
+  // sep_token, pad_token, cls_token, mask_token (in that order, those set and
+  // not null), then the model's own *_token names (e.g. Gemma-3's
+  // image_token) and those of a dict extra_special_tokens, by name. Each
+  // value is the token's content string.
+  nlohmann::ordered_json special_tokens = nlohmann::ordered_json::object();
+  // chat_template: a string is {"default": it}; a list of {"name",
+  // "template"} (or an object of name -> template) is the named set.
+  std::map<std::string, std::string> chat_templates;
+};
+
+// `name` names the file in errors (PromptError).
+TokenizerConfig parse_tokenizer_config(std::string_view text, const std::string& name);
+
+}  // namespace algenta::prompt
