@@ -60,10 +60,10 @@ ModelText ModelText::load(const fs::path& model_dir, const std::optional<fs::pat
   ModelText text(load_tokenizer(model_dir / "tokenizer.json"));
 
   const fs::path config_path = model_dir / "tokenizer_config.json";
-  TokenizerConfig config;
-  if (auto bytes = read_model_file_if_present(config_path, kTokenizerConfigCap)) {
-    config = parse_tokenizer_config(*bytes, config_path.string());
-  }
+  const fs::path legacy_path = model_dir / "special_tokens_map.json";
+  const TokenizerConfig config = parse_tokenizer_config(
+      read_model_file_if_present(config_path, kTokenizerConfigCap), config_path.string(),
+      read_model_file_if_present(legacy_path, kSpecialTokensMapCap), legacy_path.string());
   text.special_tokens_ = config.special_tokens;
 
   // Precedence as transformers loads it: chat_template.jinja replaces the

@@ -27,7 +27,9 @@ namespace algenta::prompt {
 
 class ModelText {
  public:
-  // Reads DIR/tokenizer.json (required), DIR/tokenizer_config.json (optional),
+  // Reads DIR/tokenizer.json (required), DIR/tokenizer_config.json (optional;
+  // DIR/special_tokens_map.json too when the config has no
+  // added_tokens_decoder, as transformers 5 does),
   // DIR/chat_template.jinja (optional; takes precedence over tokenizer_config's
   // chat_template as transformers 4.43+ does), DIR/generation_config.json
   // (optional, for eos ids). `template_override` (the --chat-template FILE)

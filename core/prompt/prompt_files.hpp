@@ -18,6 +18,8 @@ namespace algenta::prompt {
 inline constexpr files::SizeCap kTokenizerJsonCap{tokenizer::default_max_file_bytes, "a tokenizer.json"};
 // Gemma-3's, with its added_tokens_decoder of 6,000 entries, is about 1.2 MB.
 inline constexpr files::SizeCap kTokenizerConfigCap{16u << 20, "a tokenizer_config.json"};
+// The legacy special-token file: a few names, or a list of added tokens.
+inline constexpr files::SizeCap kSpecialTokensMapCap{16u << 20, "a special_tokens_map.json"};
 // The largest real templates (tool-calling ones) are tens of KB.
 inline constexpr files::SizeCap kChatTemplateCap{4u << 20, "a chat template"};
 // A few dozen sampling defaults.

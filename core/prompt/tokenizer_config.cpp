@@ -107,14 +107,37 @@ std::map<std::string, std::string> chat_templates_of(const json& config, const s
   return templates;
 }
 
+json object_file(const std::string& text, const std::string& name) {
+  json value = parse_json_file(text, name);
+  if (!value.is_object()) throw PromptError(name + " must hold a JSON object, not " + strict_json::type_name(value));
+  return value;
+}
+
+// The legacy file's tokens, checked and reduced to their content strings, so
+// a bad one is named in its own file.
+void merge_legacy_tokens(json& config, const json& legacy, const std::string& legacy_name) {
+  for (const auto& [key, value] : legacy.items()) {
+    // transformers reads every object here as an AddedToken.
+    const bool token = is_named_special(key) ? !value.is_null()
+                                             : ends_with_token(key) && (value.is_string() || value.is_object());
+    config[key] = token ? json(token_content(value, key, legacy_name)) : value;
+  }
+}
+
 }  // namespace
 
-TokenizerConfig parse_tokenizer_config(std::string_view text, const std::string& name) {
-  const json config = parse_json_file(text, name);
-  if (!config.is_object()) throw PromptError(name + " must hold a JSON object, not " + strict_json::type_name(config));
+TokenizerConfig parse_tokenizer_config(const std::optional<std::string>& config_text, const std::string& config_name,
+                                       const std::optional<std::string>& legacy_text,
+                                       const std::string& legacy_name) {
+  json config = config_text ? object_file(*config_text, config_name) : json::object();
+  std::string name = config_name;
+  if (legacy_text && !config.contains("added_tokens_decoder")) {
+    merge_legacy_tokens(config, object_file(*legacy_text, legacy_name), legacy_name);
+    name = config_name + " (with " + legacy_name + ")";
+  }
   TokenizerConfig parsed;
   parsed.special_tokens = special_tokens_of(config, name);
-  parsed.chat_templates = chat_templates_of(config, name);
+  parsed.chat_templates = chat_templates_of(config, config_name);
   return parsed;
 }
 

@@ -23,7 +23,13 @@ struct TokenizerConfig {
   std::map<std::string, std::string> chat_templates;
 };
 
-// `name` names the file in errors (PromptError).
-TokenizerConfig parse_tokenizer_config(std::string_view text, const std::string& name);
+// `config_text` is tokenizer_config.json (nullopt: absent), `legacy_text`
+// special_tokens_map.json (nullopt: absent). As transformers 5 loads them,
+// the legacy file counts only when the config has no added_tokens_decoder,
+// and then its entries replace the config's. Names appear in errors
+// (PromptError).
+TokenizerConfig parse_tokenizer_config(const std::optional<std::string>& config_text, const std::string& config_name,
+                                       const std::optional<std::string>& legacy_text,
+                                       const std::string& legacy_name);
 
 }  // namespace algenta::prompt

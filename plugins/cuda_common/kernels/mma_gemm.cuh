@@ -77,9 +77,38 @@ __device__ __forceinline__ void load16(const T* p, int valid, Sixteen<T>& out) {
   }
 }
 
+// One 64-k chunk of the warp's 16 x 8 tile: mma steps s = 0..7, hi then lo.
+template <typename Element>
+__device__ __forceinline__ void mma_chunk(float (&c)[4], const Sixteen<Element>& wv,
+                                          const float* top, const float* bottom) {
+#pragma unroll
+  for (int s = 0; s < 8; ++s) {
+    const uint32_t b = pack_pair(wv.v[2 * s], wv.v[2 * s + 1]);
+    const Element top_hi0 = static_cast<Element>(top[2 * s]);
+    const Element top_hi1 = static_cast<Element>(top[2 * s + 1]);
+    const Element bottom_hi0 = static_cast<Element>(bottom[2 * s]);
+    const Element bottom_hi1 = static_cast<Element>(bottom[2 * s + 1]);
+    mma_16x8x8<Element>(c, pack_pair(top_hi0, top_hi1), pack_pair(bottom_hi0, bottom_hi1), b);
+    const uint32_t top_lo = pack_pair(
+        static_cast<Element>(__fsub_rn(top[2 * s], static_cast<float>(top_hi0))),
+        static_cast<Element>(__fsub_rn(top[2 * s + 1], static_cast<float>(top_hi1))));
+    const uint32_t bottom_lo = pack_pair(
+        static_cast<Element>(__fsub_rn(bottom[2 * s], static_cast<float>(bottom_hi0))),
+        static_cast<Element>(__fsub_rn(bottom[2 * s + 1], static_cast<float>(bottom_hi1))));
+    mma_16x8x8<Element>(c, top_lo, bottom_lo, b);
+  }
+}
+
 // kVec: rows of x and w start 16-byte aligned (K % 8 == 0, aligned bases);
 // both variants give the same bits.
-template <typename Element, bool kVec>
+// kBottom: some m-tile has rows in its lower half (M > 8). Without them the
+// lower half is zeros, as the loads would give, so both variants give the
+// same bits for the rows they share.
+// kDepth chunks are loaded before any is multiplied, so a warp keeps
+// kDepth x 512 bytes of weights in flight (a decode GEMM is a stream of
+// weights: latency hidden by depth, not by more rows). The multiplication
+// order is the same for every depth.
+template <typename Element, bool kVec, bool kBottom, int kDepth>
 __global__ void __launch_bounds__(kMmaGemmWarps * 32)
     mma_gemm_kernel(const float* __restrict__ x, const Element* __restrict__ w,
                     float* __restrict__ y, int M, int N, int K) {
@@ -94,33 +123,30 @@ __global__ void __launch_bounds__(kMmaGemmWarps * 32)
     const float* x_top = m0 + g < M ? x + static_cast<int64_t>(m0 + g) * K : nullptr;
     const float* x_bottom = m0 + g + 8 < M ? x + static_cast<int64_t>(m0 + g + 8) * K : nullptr;
     float c[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int k0 = 0; k0 < K; k0 += kMmaGemmChunk) {
-      const int k = k0 + 16 * t;
-      const int valid = K - k;  // may be <= 0 in the last chunk
-      Sixteen<Element> wv;
-      Sixteen<float> top_x, bottom_x;
-      // Rows past M or N read nothing and feed zeros.
-      load16<Element, kVec>(w_row != nullptr ? w_row + k : w, w_row != nullptr ? valid : 0, wv);
-      load16<float, kVec>(x_top != nullptr ? x_top + k : x, x_top != nullptr ? valid : 0, top_x);
-      load16<float, kVec>(x_bottom != nullptr ? x_bottom + k : x, x_bottom != nullptr ? valid : 0,
-                          bottom_x);
-      const float* top = top_x.v;
-      const float* bottom = bottom_x.v;
+    for (int k0 = 0; k0 < K; k0 += kMmaGemmChunk * kDepth) {
+      Sixteen<Element> wv[kDepth];
+      Sixteen<float> top_x[kDepth];
+      Sixteen<float> bottom_x[kBottom ? kDepth : 1];
 #pragma unroll
-      for (int s = 0; s < 8; ++s) {
-        const uint32_t b = pack_pair(wv.v[2 * s], wv.v[2 * s + 1]);
-        const Element top_hi0 = static_cast<Element>(top[2 * s]);
-        const Element top_hi1 = static_cast<Element>(top[2 * s + 1]);
-        const Element bottom_hi0 = static_cast<Element>(bottom[2 * s]);
-        const Element bottom_hi1 = static_cast<Element>(bottom[2 * s + 1]);
-        mma_16x8x8<Element>(c, pack_pair(top_hi0, top_hi1), pack_pair(bottom_hi0, bottom_hi1), b);
-        const uint32_t top_lo = pack_pair(
-            static_cast<Element>(__fsub_rn(top[2 * s], static_cast<float>(top_hi0))),
-            static_cast<Element>(__fsub_rn(top[2 * s + 1], static_cast<float>(top_hi1))));
-        const uint32_t bottom_lo = pack_pair(
-            static_cast<Element>(__fsub_rn(bottom[2 * s], static_cast<float>(bottom_hi0))),
-            static_cast<Element>(__fsub_rn(bottom[2 * s + 1], static_cast<float>(bottom_hi1))));
-        mma_16x8x8<Element>(c, top_lo, bottom_lo, b);
+      for (int u = 0; u < kDepth; ++u) {
+        const int k = k0 + u * kMmaGemmChunk + 16 * t;
+        const int valid = K - k;  // <= 0 past the end: nothing is read
+        // Rows past M or N read nothing and feed zeros.
+        load16<Element, kVec>(w_row != nullptr ? w_row + k : w, w_row != nullptr ? valid : 0, wv[u]);
+        load16<float, kVec>(x_top != nullptr ? x_top + k : x, x_top != nullptr ? valid : 0, top_x[u]);
+        if constexpr (kBottom) {
+          load16<float, kVec>(x_bottom != nullptr ? x_bottom + k : x,
+                              x_bottom != nullptr ? valid : 0, bottom_x[u]);
+        }
+      }
+      if constexpr (!kBottom) {
+#pragma unroll
+        for (int j = 0; j < 16; ++j) bottom_x[0].v[j] = 0.f;
+      }
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u) {
+        if (k0 + u * kMmaGemmChunk >= K) break;  // the same chunks as K alone gives
+        mma_chunk<Element>(c, wv[u], top_x[u].v, bottom_x[kBottom ? u : 0].v);
       }
     }
     const int column = n0 + 2 * t;
@@ -135,6 +161,16 @@ __global__ void __launch_bounds__(kMmaGemmWarps * 32)
   }
 }
 
+template <typename Element, bool kVec>
+void launch_mma_gemm_variant(const float* x, const Element* w, float* y, int M, int N, int K,
+                             dim3 grid, cudaStream_t stream) {
+  if (M > 8) {
+    mma_gemm_kernel<Element, kVec, true, 2><<<grid, kMmaGemmWarps * 32, 0, stream>>>(x, w, y, M, N, K);
+  } else {
+    mma_gemm_kernel<Element, kVec, false, 4><<<grid, kMmaGemmWarps * 32, 0, stream>>>(x, w, y, M, N, K);
+  }
+}
+
 // x [M, K] fp32, w [N, K] Element, row-major; y [M, N] fp32.
 template <typename Element>
 cudaError_t launch_mma_gemm(const float* x, const Element* w, float* y, int M, int N, int K,
@@ -146,9 +182,9 @@ cudaError_t launch_mma_gemm(const float* x, const Element* w, float* y, int M, i
   const bool aligned = K % 8 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
                        reinterpret_cast<uintptr_t>(w) % 16 == 0;
   if (aligned)
-    mma_gemm_kernel<Element, true><<<grid, kMmaGemmWarps * 32, 0, stream>>>(x, w, y, M, N, K);
+    launch_mma_gemm_variant<Element, true>(x, w, y, M, N, K, grid, stream);
   else
-    mma_gemm_kernel<Element, false><<<grid, kMmaGemmWarps * 32, 0, stream>>>(x, w, y, M, N, K);
+    launch_mma_gemm_variant<Element, false>(x, w, y, M, N, K, grid, stream);
   return cudaGetLastError();
 }
 

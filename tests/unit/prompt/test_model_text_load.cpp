@@ -68,6 +68,35 @@ TEST_CASE("a special token that is neither a string nor an AddedToken is refused
   CHECK_THAT(load_error<PromptError>(dir), Contains("bos_token") && Contains("\"content\""));
 }
 
+TEST_CASE("special_tokens_map.json counts, over the config, only when the config has no added_tokens_decoder",
+          "[prompt]") {
+  ModelDir dir;
+  dir.write_json("special_tokens_map.json",
+                 {{"bos_token", {{"content", "<s>"}, {"lstrip", false}}},
+                  {"eos_token", "</s>"},
+                  {"image_token", {{"content", "<img>"}}},
+                  {"additional_special_tokens", {"<|im_end|>"}}});
+  dir.write_json("tokenizer_config.json",
+                 {{"eos_token", "<|im_end|>"}, {"pad_token", "<pad>"}, {"chat_template", "{{ eos_token }}"}});
+  const ModelText legacy = ModelText::load(dir.path());
+  CHECK(legacy.special_tokens().dump() ==
+        R"({"bos_token":"<s>","eos_token":"</s>","pad_token":"<pad>","image_token":"<img>"})");
+  CHECK(render(legacy) == "</s>");
+  CHECK(legacy.eos_token_ids() == std::vector<std::int32_t>{ModelDir::kEos});
+
+  dir.write_json("tokenizer_config.json", {{"eos_token", "<|im_end|>"},
+                                           {"added_tokens_decoder", json::object()},
+                                           {"chat_template", "{{ eos_token }}"}});
+  const ModelText current = ModelText::load(dir.path());
+  CHECK(current.special_tokens().dump() == R"({"eos_token":"<|im_end|>"})");
+  CHECK(render(current) == "<|im_end|>");
+
+  std::filesystem::remove(dir.path() / "tokenizer_config.json");  // the legacy file alone
+  CHECK(ModelText::load(dir.path()).special_tokens().at("eos_token") == "</s>");
+  dir.write_json("special_tokens_map.json", {{"pad_token", 3}});
+  CHECK_THAT(load_error<PromptError>(dir), Contains("special_tokens_map.json: pad_token"));
+}
+
 TEST_CASE("a list of named templates: default, and tool_use when tools are given", "[prompt]") {
   ModelDir dir;
   dir.write_json("tokenizer_config.json",
