@@ -73,9 +73,13 @@ def test_completion_logprobs_are_log_softmax_of_the_logits(server, generate, tok
         alternatives = list(lp["top_logprobs"][step].values())
         # Two ids may decode to one string (the mapping then has fewer keys).
         assert 1 <= len(alternatives) <= 5
-        assert alternatives[0] == pytest.approx(top[0], abs=1e-4)
+        assert max(alternatives) == pytest.approx(top[0], abs=1e-4)
         for value in alternatives:
             assert min(abs(value - t) for t in top) < 1e-4, (step, value, top)
+        # As OpenAI and vLLM send them: most likely first (a client reading
+        # the mapping in order must meet the best alternative first).
+        assert alternatives == sorted(alternatives, reverse=True), (
+            f"step {step}: top_logprobs not in descending order: {lp['top_logprobs'][step]}")
 
 
 def test_chat_logprobs_and_ordered_top_logprobs(server, client, generate, tokenizer,
@@ -136,11 +140,11 @@ def test_a_stop_token_id_ends_the_answer_before_it(server, generate, tokenizer, 
 
 
 def sampled_text(server, prompt, seed, n=20, stream=False):
-    body = {"model": MODEL_NAME, "prompt": prompt, "max_tokens": n, "temperature": 1.0,
-            "seed": seed, "ignore_eos": True}
+    fields = {"max_tokens": n, "temperature": 1.0, "seed": seed}
     if stream:
-        return streamed_text(read_stream(server, "/v1/completions", dict(body, stream=True)))[0]
-    return completion(server, prompt, **body)["choices"][0]["text"]
+        body = dict(fields, model=MODEL_NAME, prompt=prompt, ignore_eos=True, stream=True)
+        return streamed_text(read_stream(server, "/v1/completions", body))[0]
+    return completion(server, prompt, **fields)["choices"][0]["text"]
 
 
 def test_the_same_seed_gives_the_same_text_and_seeds_differ(server, tokenizer):
@@ -193,13 +197,25 @@ def token_bins(tokenizer, vocab):
     return index, other, of_id
 
 
-# (name, request fields = reference arguments, a wrong reference the samples
-# must reject, so that the test can tell the asked distribution from it).
+# (name, request fields, a wrong distribution's fields that the samples must
+# reject, so that the test can tell the asked distribution from it). The
+# repetition penalty divides the logit of every prompt token (the first
+# answer token has no output history for presence and frequency).
 CASES = [
     ("T=1.5", {"temperature": 1.5}, {"temperature": 1.0}),
     ("T=1.8, top_k=15, top_p=0.95, min_p=0.01",
      {"temperature": 1.8, "top_k": 15, "top_p": 0.95, "min_p": 0.01}, {"temperature": 1.8}),
+    ("T=1.5, repetition_penalty=1.5", {"temperature": 1.5, "repetition_penalty": 1.5},
+     {"temperature": 1.5}),
 ]
+REFERENCE_ARGUMENT = {"temperature": "temperature", "top_k": "top_k", "top_p": "top_p",
+                      "min_p": "min_p", "repetition_penalty": "repetition"}
+
+
+def expected_probs(row, fields, prompt):
+    """sampling_reference's distribution for these request fields."""
+    return reference_probs(row, prompt=prompt,
+                           **{REFERENCE_ARGUMENT[k]: v for k, v in fields.items()})
 
 
 @pytest.mark.parametrize("case", range(len(CASES)), ids=[c[0] for c in CASES])
@@ -208,11 +224,11 @@ def test_one_token_samples_follow_the_distribution(server, generate, tokenizer, 
     prompt = tokenizer.encode(DISTRIBUTION_PROMPT).ids
     _, logits = generate(prompt, 1, logits=True)
     row = logits[len(prompt) - 1]
-    probs = reference_probs(row, **fields)
+    probs = expected_probs(row, fields, prompt)
     index, other, of_id = token_bins(tokenizer, len(row))
     expected = np.bincount(of_id, weights=probs, minlength=other + 1) * SAMPLES
     assert (expected >= 5).sum() >= 4, f"{name}: too peaked to test ({np.sort(probs)[-5:]})"
-    if name != "T=1.5":
+    if "top_k" in fields:
         assert (probs == 0).any(), f"{name}: the masks must remove tokens"
 
     sampler = OneTokenSampler(server)
@@ -226,6 +242,6 @@ def test_one_token_samples_follow_the_distribution(server, generate, tokenizer, 
     assert not masked, f"{name}: sampled tokens the masks remove: {sorted(masked)}"
     p_value = chi_square_p_value(observed, expected)
     assert p_value > 0.001, f"{name}: chi-square p = {p_value}"
-    wrong = reference_probs(row, **wrong_reference)
+    wrong = expected_probs(row, wrong_reference, prompt)
     wrong = np.bincount(of_id, weights=wrong, minlength=other + 1) * SAMPLES
     assert chi_square_p_value(observed, wrong) < 0.001, f"{name}: {wrong_reference} not rejected"
