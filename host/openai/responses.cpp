@@ -25,11 +25,11 @@ std::int64_t unix_seconds_now() {
       .count();
 }
 
-std::string dump(const nlohmann::json& value) {
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+std::string dump(const nlohmann::ordered_json& value) {
+  return value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
-nlohmann::json usage_json(const Usage& usage) {
+nlohmann::ordered_json usage_json(const Usage& usage) {
   return {{"prompt_tokens", usage.prompt_tokens},
           {"completion_tokens", usage.completion_tokens},
           {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};
@@ -37,18 +37,18 @@ nlohmann::json usage_json(const Usage& usage) {
 
 namespace {
 
-nlohmann::json token_bytes(const std::string& token) {
-  nlohmann::json bytes = nlohmann::json::array();
+nlohmann::ordered_json token_bytes(const std::string& token) {
+  nlohmann::ordered_json bytes = nlohmann::ordered_json::array();
   for (unsigned char c : token) bytes.push_back(static_cast<int>(c));
   return bytes;
 }
 
 }  // namespace
 
-nlohmann::json chat_logprobs(const std::vector<TokenLogprob>& tokens) {
-  nlohmann::json content = nlohmann::json::array();
+nlohmann::ordered_json chat_logprobs(const std::vector<TokenLogprob>& tokens) {
+  nlohmann::ordered_json content = nlohmann::ordered_json::array();
   for (const TokenLogprob& t : tokens) {
-    nlohmann::json top = nlohmann::json::array();
+    nlohmann::ordered_json top = nlohmann::ordered_json::array();
     for (const auto& [token, logprob] : t.top) {
       top.push_back({{"token", token}, {"logprob", logprob}, {"bytes", token_bytes(token)}});
     }
@@ -60,15 +60,15 @@ nlohmann::json chat_logprobs(const std::vector<TokenLogprob>& tokens) {
   return {{"content", std::move(content)}, {"refusal", nullptr}};
 }
 
-nlohmann::json completion_logprobs(const std::vector<TokenLogprob>& tokens,
+nlohmann::ordered_json completion_logprobs(const std::vector<TokenLogprob>& tokens,
                                    std::size_t first_offset) {
-  nlohmann::json texts = nlohmann::json::array(), logprobs = nlohmann::json::array(),
-                 tops = nlohmann::json::array(), offsets = nlohmann::json::array();
+  nlohmann::ordered_json texts = nlohmann::ordered_json::array(), logprobs = nlohmann::ordered_json::array(),
+                 tops = nlohmann::ordered_json::array(), offsets = nlohmann::ordered_json::array();
   std::size_t offset = first_offset;
   for (const TokenLogprob& t : tokens) {
     texts.push_back(t.token);
     logprobs.push_back(t.logprob);
-    nlohmann::json top = nlohmann::json::object();
+    nlohmann::ordered_json top = nlohmann::ordered_json::object();
     for (const auto& [token, logprob] : t.top) top[token] = logprob;
     tops.push_back(std::move(top));
     offsets.push_back(offset);
@@ -80,45 +80,45 @@ nlohmann::json completion_logprobs(const std::vector<TokenLogprob>& tokens,
           {"text_offset", std::move(offsets)}};
 }
 
-nlohmann::json chat_completion(const AnswerMeta& meta, const std::string& text,
+nlohmann::ordered_json chat_completion(const AnswerMeta& meta, const std::string& text,
                                FinishReason finish, const Usage& usage,
                                const std::vector<TokenLogprob>* logprobs) {
-  nlohmann::json choice = {
+  nlohmann::ordered_json choice = {
       {"index", 0},
       {"message", {{"role", "assistant"}, {"content", text}, {"refusal", nullptr}}},
-      {"logprobs", logprobs ? chat_logprobs(*logprobs) : nlohmann::json(nullptr)},
+      {"logprobs", logprobs ? chat_logprobs(*logprobs) : nlohmann::ordered_json(nullptr)},
       {"finish_reason", finish_reason_name(finish)}};
   return {{"id", meta.id},
           {"object", "chat.completion"},
           {"created", meta.created},
           {"model", meta.model},
-          {"choices", nlohmann::json::array({std::move(choice)})},
+          {"choices", nlohmann::ordered_json::array({std::move(choice)})},
           {"usage", usage_json(usage)}};
 }
 
-nlohmann::json text_completion(const AnswerMeta& meta, const std::string& text,
+nlohmann::ordered_json text_completion(const AnswerMeta& meta, const std::string& text,
                                FinishReason finish, const Usage& usage,
                                const std::vector<TokenLogprob>* logprobs) {
-  nlohmann::json choice = {
+  nlohmann::ordered_json choice = {
       {"index", 0},
       {"text", text},
-      {"logprobs", logprobs ? completion_logprobs(*logprobs) : nlohmann::json(nullptr)},
+      {"logprobs", logprobs ? completion_logprobs(*logprobs) : nlohmann::ordered_json(nullptr)},
       {"finish_reason", finish_reason_name(finish)}};
   return {{"id", meta.id},
           {"object", "text_completion"},
           {"created", meta.created},
           {"model", meta.model},
-          {"choices", nlohmann::json::array({std::move(choice)})},
+          {"choices", nlohmann::ordered_json::array({std::move(choice)})},
           {"usage", usage_json(usage)}};
 }
 
-nlohmann::json models_list(const std::string& model_id, std::int64_t created, bool is_oracle) {
-  nlohmann::json model = {{"id", model_id},
+nlohmann::ordered_json models_list(const std::string& model_id, std::int64_t created, bool is_oracle) {
+  nlohmann::ordered_json model = {{"id", model_id},
                           {"object", "model"},
                           {"created", created},
                           {"owned_by", is_oracle ? "algenta-oracle" : "algenta"},
                           {"role", is_oracle ? "verification_oracle" : "engine"}};
-  return {{"object", "list"}, {"data", nlohmann::json::array({std::move(model)})}};
+  return {{"object", "list"}, {"data", nlohmann::ordered_json::array({std::move(model)})}};
 }
 
 }  // namespace algenta::openai

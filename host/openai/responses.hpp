@@ -38,28 +38,28 @@ struct AnswerMeta {
 std::string new_answer_id(std::string_view prefix);
 std::int64_t unix_seconds_now();
 
-nlohmann::json usage_json(const Usage& usage);
+nlohmann::ordered_json usage_json(const Usage& usage);
 
 // choices[0].logprobs for chat: {"content": [{token, logprob, bytes, top_logprobs}], "refusal": null}.
-nlohmann::json chat_logprobs(const std::vector<TokenLogprob>& tokens);
+nlohmann::ordered_json chat_logprobs(const std::vector<TokenLogprob>& tokens);
 // choices[0].logprobs for completions: {tokens, token_logprobs, top_logprobs, text_offset};
 // offsets count bytes from `first_offset`.
-nlohmann::json completion_logprobs(const std::vector<TokenLogprob>& tokens,
+nlohmann::ordered_json completion_logprobs(const std::vector<TokenLogprob>& tokens,
                                    std::size_t first_offset = 0);
 
-nlohmann::json chat_completion(const AnswerMeta& meta, const std::string& text,
+nlohmann::ordered_json chat_completion(const AnswerMeta& meta, const std::string& text,
                                FinishReason finish, const Usage& usage,
                                const std::vector<TokenLogprob>* logprobs = nullptr);
-nlohmann::json text_completion(const AnswerMeta& meta, const std::string& text,
+nlohmann::ordered_json text_completion(const AnswerMeta& meta, const std::string& text,
                                FinishReason finish, const Usage& usage,
                                const std::vector<TokenLogprob>* logprobs = nullptr);
 
 // GET /v1/models: one model, owned by algenta; the CPU oracle is marked as
 // the verification oracle (owned_by "algenta-oracle", role "verification_oracle").
-nlohmann::json models_list(const std::string& model_id, std::int64_t created, bool is_oracle);
+nlohmann::ordered_json models_list(const std::string& model_id, std::int64_t created, bool is_oracle);
 
 // JSON text that never throws on bytes that are not UTF-8 (a token may be
 // half a character): such bytes become U+FFFD.
-std::string dump(const nlohmann::json& value);
+std::string dump(const nlohmann::ordered_json& value);
 
 }  // namespace algenta::openai

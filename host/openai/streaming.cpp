@@ -2,32 +2,32 @@
 
 namespace algenta::openai {
 
-std::string sse_event(const nlohmann::json& value) { return "data: " + dump(value) + "\n\n"; }
+std::string sse_event(const nlohmann::ordered_json& value) { return "data: " + dump(value) + "\n\n"; }
 
 namespace {
 
-nlohmann::json usage_chunk(const AnswerMeta& meta, const char* object, const Usage& usage) {
+nlohmann::ordered_json usage_chunk(const AnswerMeta& meta, const char* object, const Usage& usage) {
   return {{"id", meta.id},
           {"object", object},
           {"created", meta.created},
           {"model", meta.model},
-          {"choices", nlohmann::json::array()},
+          {"choices", nlohmann::ordered_json::array()},
           {"usage", usage_json(usage)}};
 }
 
 }  // namespace
 
-nlohmann::json ChatStream::chunk(nlohmann::json delta, nlohmann::json logprobs,
-                                 nlohmann::json finish_reason) const {
-  nlohmann::json choice = {{"index", 0},
+nlohmann::ordered_json ChatStream::chunk(nlohmann::ordered_json delta, nlohmann::ordered_json logprobs,
+                                 nlohmann::ordered_json finish_reason) const {
+  nlohmann::ordered_json choice = {{"index", 0},
                            {"delta", std::move(delta)},
                            {"logprobs", std::move(logprobs)},
                            {"finish_reason", std::move(finish_reason)}};
-  nlohmann::json c = {{"id", meta_.id},
+  nlohmann::ordered_json c = {{"id", meta_.id},
                       {"object", "chat.completion.chunk"},
                       {"created", meta_.created},
                       {"model", meta_.model},
-                      {"choices", nlohmann::json::array({std::move(choice)})}};
+                      {"choices", nlohmann::ordered_json::array({std::move(choice)})}};
   if (include_usage_) c["usage"] = nullptr;
   return c;
 }
@@ -39,12 +39,12 @@ std::string ChatStream::start() const {
 std::string ChatStream::content(const std::string& text,
                                 const std::vector<TokenLogprob>& logprobs) const {
   return sse_event(chunk({{"content", text}},
-                         logprobs_ ? chat_logprobs(logprobs) : nlohmann::json(nullptr), nullptr));
+                         logprobs_ ? chat_logprobs(logprobs) : nlohmann::ordered_json(nullptr), nullptr));
 }
 
 std::string ChatStream::finish(FinishReason reason, const Usage& usage) const {
   std::string out =
-      sse_event(chunk(nlohmann::json::object(), nullptr, finish_reason_name(reason)));
+      sse_event(chunk(nlohmann::ordered_json::object(), nullptr, finish_reason_name(reason)));
   if (include_usage_) out += sse_event(usage_chunk(meta_, "chat.completion.chunk", usage));
   out += kSseDone;
   return out;
@@ -54,24 +54,24 @@ std::string ChatStream::error(const std::string& error_json) {
   return "data: " + error_json + "\n\n" + std::string(kSseDone);
 }
 
-nlohmann::json CompletionStream::chunk(const std::string& text, nlohmann::json logprobs,
-                                       nlohmann::json finish_reason) const {
-  nlohmann::json choice = {{"index", 0},
+nlohmann::ordered_json CompletionStream::chunk(const std::string& text, nlohmann::ordered_json logprobs,
+                                       nlohmann::ordered_json finish_reason) const {
+  nlohmann::ordered_json choice = {{"index", 0},
                            {"text", text},
                            {"logprobs", std::move(logprobs)},
                            {"finish_reason", std::move(finish_reason)}};
-  nlohmann::json c = {{"id", meta_.id},
+  nlohmann::ordered_json c = {{"id", meta_.id},
                       {"object", "text_completion"},
                       {"created", meta_.created},
                       {"model", meta_.model},
-                      {"choices", nlohmann::json::array({std::move(choice)})}};
+                      {"choices", nlohmann::ordered_json::array({std::move(choice)})}};
   if (include_usage_) c["usage"] = nullptr;
   return c;
 }
 
 std::string CompletionStream::content(const std::string& text,
                                       const std::vector<TokenLogprob>& logprobs) {
-  nlohmann::json lp = logprobs_ ? completion_logprobs(logprobs, text_offset_) : nlohmann::json(nullptr);
+  nlohmann::ordered_json lp = logprobs_ ? completion_logprobs(logprobs, text_offset_) : nlohmann::ordered_json(nullptr);
   text_offset_ += text.size();
   return sse_event(chunk(text, std::move(lp), nullptr));
 }

@@ -17,7 +17,7 @@
 namespace algenta::openai {
 
 // "data: <json>\n\n"
-std::string sse_event(const nlohmann::json& value);
+std::string sse_event(const nlohmann::ordered_json& value);
 inline constexpr std::string_view kSseDone = "data: [DONE]\n\n";
 inline constexpr std::string_view kSseContentType = "text/event-stream";
 
@@ -34,8 +34,8 @@ class ChatStream {
   static std::string error(const std::string& error_json);
 
  private:
-  nlohmann::json chunk(nlohmann::json delta, nlohmann::json logprobs,
-                       nlohmann::json finish_reason) const;
+  nlohmann::ordered_json chunk(nlohmann::ordered_json delta, nlohmann::ordered_json logprobs,
+                       nlohmann::ordered_json finish_reason) const;
   AnswerMeta meta_;
   bool include_usage_;
   bool logprobs_;
@@ -49,8 +49,8 @@ class CompletionStream {
   std::string finish(FinishReason reason, const Usage& usage) const;
 
  private:
-  nlohmann::json chunk(const std::string& text, nlohmann::json logprobs,
-                       nlohmann::json finish_reason) const;
+  nlohmann::ordered_json chunk(const std::string& text, nlohmann::ordered_json logprobs,
+                       nlohmann::ordered_json finish_reason) const;
   AnswerMeta meta_;
   bool include_usage_;
   bool logprobs_;

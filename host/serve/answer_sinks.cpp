@@ -20,7 +20,7 @@ void WholeAnswerSink::output(const StepOutput& out, const openai::Usage& usage) 
   token_logprobs_.insert(token_logprobs_.end(), out.logprobs.begin(), out.logprobs.end());
   if (!out.finished) return;
   const auto* logprobs = logprobs_ ? &token_logprobs_ : nullptr;
-  nlohmann::json body =
+  nlohmann::ordered_json body =
       kind_ == AnswerKind::chat
           ? openai::chat_completion(meta_, text_, *out.finished, usage, logprobs)
           : openai::text_completion(meta_, text_, *out.finished, usage, logprobs);

@@ -26,7 +26,7 @@ const char* route_name(Route route) {
   }
 }
 
-http::Response json_response(const nlohmann::json& body) {
+http::Response json_response(const nlohmann::ordered_json& body) {
   http::Response r;
   r.body = openai::dump(body);
   return r;

@@ -1,5 +1,6 @@
 #include "serve/request_spec.hpp"
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -13,6 +14,9 @@ namespace {
 
 using openai::ApiError;
 using openai::ErrorKind;
+
+// OpenAI's (and vLLM's) default max_tokens for /v1/completions.
+constexpr std::uint64_t kCompletionDefaultMaxTokens = 16;
 
 std::uint64_t fresh_seed() {
   std::random_device device;
@@ -40,9 +44,10 @@ sampling::SamplingParams sampling_params(const openai::Sampling& s, bool logprob
 
 // The rules shared by both endpoints, with the prompt's length checked
 // against the context and max_tokens fitted to what is left.
+// `default_max_tokens`: when the request names none (0: the rest of the context).
 GenerationSpec decoding_spec(std::vector<std::int32_t> prompt, const openai::Sampling& s,
                              bool logprobs, int top_logprobs, const prompt::ModelText& text,
-                             const ContextLimits& limits) {
+                             const ContextLimits& limits, std::uint64_t default_max_tokens) {
   const std::uint64_t context = limits.max_context;
   const std::uint64_t prompt_cap = limits.max_prompt_tokens ? limits.max_prompt_tokens : context - 1;
   if (prompt.empty()) {
@@ -70,7 +75,8 @@ GenerationSpec decoding_spec(std::vector<std::int32_t> prompt, const openai::Sam
   spec.prompt = std::move(prompt);
   spec.params = sampling_params(s, logprobs, top_logprobs);
   spec.seed = s.seed ? static_cast<std::uint64_t>(*s.seed) : fresh_seed();
-  spec.max_tokens = static_cast<std::uint32_t>(s.max_tokens ? *s.max_tokens : std::int64_t(room));
+  const std::uint64_t unnamed = default_max_tokens ? std::min(default_max_tokens, room) : room;
+  spec.max_tokens = static_cast<std::uint32_t>(s.max_tokens ? std::uint64_t(*s.max_tokens) : unnamed);
   spec.min_tokens = static_cast<std::uint32_t>(s.min_tokens);
   spec.stop_strings = s.stop;
   for (std::int64_t id : s.stop_token_ids) spec.stop_token_ids.push_back(static_cast<std::int32_t>(id));
@@ -116,8 +122,9 @@ GenerationSpec chat_spec(const openai::ChatRequest& request, const prompt::Model
   } catch (const prompt::PromptError& e) {
     throw ApiError(ErrorKind::invalid_request, e.what(), "messages");
   }
+  // Chat answers run to their end by default, as OpenAI's do.
   return decoding_spec(std::move(prompt), request.sampling, request.logprobs, request.top_logprobs,
-                       text, limits);
+                       text, limits, 0);
 }
 
 GenerationSpec completion_spec(const openai::CompletionRequest& request,
@@ -143,7 +150,7 @@ GenerationSpec completion_spec(const openai::CompletionRequest& request,
   }
   const int top = request.logprobs.value_or(0);
   return decoding_spec(std::move(prompt), request.sampling, request.logprobs.has_value(), top, text,
-                       limits);
+                       limits, kCompletionDefaultMaxTokens);
 }
 
 }  // namespace algenta::serve

@@ -13,7 +13,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kMaxDepth = 4;  // root > prompts > prompt > ids
+// root > prompts > prompt > messages > message > content parts > part
+constexpr std::size_t kMaxDepth = 7;
 
 class Reader {
  public:
