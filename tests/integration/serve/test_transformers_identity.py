@@ -49,3 +49,16 @@ def test_chat_prompt_gives_transformers_fp32_token_ids(client, index):
         f"{prompt['name']}: first differs at step "
         f"{next(i for i, (a, b) in enumerate(zip(got, prompt['greedy'])) if a != b)}")
     assert answer.choices[0].finish_reason == "length"
+
+
+def test_verify_reads_the_chat_reference_and_the_oracle_passes_it(model, tmp_path):
+    """The same fixture through `verify`'s transformers gate (a reference that
+    carries chat messages must parse, and the oracle must agree with it)."""
+    import subprocess
+    from serve_helpers import need_host
+    done = subprocess.run(
+        [need_host(), "--state-file", str(tmp_path / "state.json"), "verify", "--model", model,
+         "--plugin", "cpu_oracle", "--allow-oracle", "--transformers-reference", REFERENCE,
+         "--lengths", "64", "--tokens", "16"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("transformers ") == 5 and "PASSED" in done.stdout
