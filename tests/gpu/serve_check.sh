@@ -53,6 +53,10 @@ record prepare_qwen3_0p6b $? "bf16"
 run_logged reference_qwen3_0p6b "$python" tests/tools/make_transformers_reference.py \
   --model "$hf" --dtype bfloat16 --max-new-tokens 64 --out "$work/reference_qwen3_0p6b.json"
 record transformers_reference_qwen3_0p6b $? "bf16, 5 chat prompts x 64 tokens"
+# The engine's gates on the same checkpoint, with that chat reference.
+run_logged verify_qwen3_0p6b h verify --model "$model" \
+  --transformers-reference "$work/reference_qwen3_0p6b.json"
+record verify_qwen3_0p6b $? "$(grep -o 'PASSED.*\|FAILED.*' "$results/verify_qwen3_0p6b.log" | head -1)"
 
 # Started directly (not through h) so that $! is the server itself.
 "$host" --state-file "$state" serve --model "$model" --host 127.0.0.1 --port 0 \
