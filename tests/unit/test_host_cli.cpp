@@ -62,9 +62,11 @@ TEST_CASE("the oracle runs only when named and allowed", "[host-cli]") {
       host("serve --plugin cpu_oracle --allow-oracle --model " + model.path().string(), state);
   INFO(allowed.output);
   CHECK_THAT(allowed.output, Contains("selected cpu_oracle role=oracle target=cpu"));
-  // An empty directory is no prepared checkpoint: the engine says which file.
-  CHECK(allowed.exit_code == 3);
-  CHECK_THAT(allowed.output, Contains("cpu_oracle could not open") && Contains("manifest.json"));
+  // An empty directory is no prepared checkpoint: serve says which file and
+  // how to make one, before the engine is opened.
+  CHECK(allowed.exit_code == 1);
+  CHECK_THAT(allowed.output, Contains("not a prepared checkpoint") && Contains("manifest.json") &&
+                                 Contains("algenta-host prepare"));
 }
 
 TEST_CASE("serve --backends lists each backend with its requirements", "[host-cli]") {
