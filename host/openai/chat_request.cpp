@@ -97,10 +97,7 @@ ChatRequest parse_chat_request(std::string_view body, const RequestCaps& caps) {
   if (r.top_logprobs > 0 && !r.logprobs) {
     fields.fail("top_logprobs", "'top_logprobs' needs 'logprobs': true");
   }
-  r.return_token_ids = fields.boolean("return_token_ids").value_or(false);
-  if (r.return_token_ids && r.streaming.stream) {
-    fields.fail("return_token_ids", "'return_token_ids' is supported only without 'stream'");
-  }
+  r.return_token_ids = detail::read_return_token_ids(fields, r.streaming);
   detail::read_shared_refusals(fields);
   fields.refuse_unless_empty("tools", "tool calling is not implemented");
   fields.refuse_unless_empty("functions", "function calling is not implemented");

@@ -79,10 +79,7 @@ CompletionRequest parse_completion_request(std::string_view body, const RequestC
   fields.refuse_unless("best_of", 1, "one candidate per request");
   fields.refuse_unless("echo", false, "echoing the prompt is not implemented");
   fields.refuse_unless("suffix", "", "insertion after a suffix is not implemented");
-  r.return_token_ids = fields.boolean("return_token_ids").value_or(false);
-  if (r.return_token_ids && r.streaming.stream) {
-    fields.fail("return_token_ids", "'return_token_ids' is supported only without 'stream'");
-  }
+  r.return_token_ids = detail::read_return_token_ids(fields, r.streaming);
   fields.refuse_unknown();
   return r;
 }

@@ -143,4 +143,12 @@ void read_shared_refusals(FieldReader& fields) {
   fields.string("user");  // an end-user id for abuse tracking: does not change output
 }
 
+bool read_return_token_ids(FieldReader& fields, const Streaming& streaming) {
+  const bool wanted = fields.boolean("return_token_ids").value_or(false);
+  if (wanted && streaming.stream) {
+    fields.fail("return_token_ids", "'return_token_ids' is supported only without 'stream'");
+  }
+  return wanted;
+}
+
 }  // namespace algenta::openai::detail

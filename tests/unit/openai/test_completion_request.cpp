@@ -86,3 +86,14 @@ TEST_CASE("caps are the caller's") {
   CHECK_THROWS_WITH(parse_completion_request(R"({"model":"m","prompt":[1,2,3]})", caps),
                     Catch::Contains("3 token ids, over the cap of 2"));
 }
+
+TEST_CASE("return_token_ids is taken without stream and refused with it") {
+  CHECK(parse_completion_request(R"({"model":"m","prompt":"a","return_token_ids":true})").return_token_ids);
+  CHECK_FALSE(parse_completion_request(R"({"model":"m","prompt":"a"})").return_token_ids);
+  CHECK(parse_chat_request(R"({"model":"m","messages":[{"role":"user","content":"a"}],"return_token_ids":true})")
+            .return_token_ids);
+  const ApiError e =
+      refusal(R"({"model":"m","prompt":"a","stream":true,"return_token_ids":true})");
+  CHECK(e.param == "return_token_ids");
+  CHECK_THAT(e.what(), Catch::Contains("without 'stream'"));
+}
