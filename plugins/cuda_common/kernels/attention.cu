@@ -1,7 +1,8 @@
 // Causal attention over the paged cache, flash style: keys are visited in
 // fixed blocks of kKvBlockTokens from position 0 with an online softmax, so
 // no score matrix is ever stored (workspace is O(rows x heads x head_dim)).
-// One warp per (row, query head): lane j scores key j of a block, the block's
+// One warp per (row, query head): lane j scores key j of a block (staged in
+// shared memory by the whole warp), the block's
 // max and sum use the fixed butterfly, and every lane then accumulates its
 // head_dim slice over the block's keys in increasing order. GQA maps query
 // head h to kv head h / (heads / kv_heads). Both forms below reduce in an
@@ -41,23 +42,50 @@ __device__ __forceinline__ const float* block_base(const float* base, const Page
   return base + (static_cast<int64_t>(block) * kv.kv_heads + kv_head) * kKvBlockTokens * kv.head_dim;
 }
 
+// Shared memory per warp for staging keys: 16 keys of head_dim 128 (8 of
+// 256), each row padded by one float so that lane j reading row j, column d
+// hits bank (j + d) % 32: no conflicts.
+constexpr int kKeyStageFloats = 16 * (128 + 1);
+
+// Keys [first, first + count) of a block, copied whole-warp and coalesced
+// (consecutive lanes read consecutive floats) into `stage` rows of `pitch`.
+__device__ void stage_keys(const float* keys, int first, int count, int hd, int pitch, float* stage) {
+  const float* source = keys + first * hd;
+  const int total = count * hd;
+  __syncwarp();  // the previous pass is done reading
+  for (int i = threadIdx.x % 32; i < total; i += 32) {
+    const int row = i / hd;
+    stage[row * pitch + (i - row * hd)] = source[i];
+  }
+  __syncwarp();
+}
+
 // Adds keys [first_block * B, min(end_block * B, last + 1)) to `state`.
+// Lane j scores key j from a shared-memory copy of the block (read coalesced
+// instead of one key row per lane); its dot product runs d = 0, 1, ... in
+// order, so the staging changes no bit.
 __device__ void attend_blocks(const float* query, const PagedKv& kv, int slot, int kv_head,
                               int first_block, int end_block, int last, float scale,
-                              RunningSoftmax& state) {
+                              RunningSoftmax& state, float* key_stage) {
   const int lane = threadIdx.x % 32;
   const int hd = kv.head_dim;
+  const int pitch = hd + 1;
+  const int keys_per_pass = min(kKvBlockTokens, kKeyStageFloats / pitch);
   for (int b = first_block; b < end_block; ++b) {
     const float* keys = block_base(kv.keys, kv, slot, kv_head, b);
     const float* values = block_base(kv.values, kv, slot, kv_head, b);
     const int valid = min(kKvBlockTokens, last - b * kKvBlockTokens + 1);
 
     float score = -FLT_MAX;
-    if (lane < valid) {
-      const float* key = keys + lane * hd;
-      float dot = 0.f;
-      for (int d = 0; d < hd; ++d) dot = __fmaf_rn(query[d], key[d], dot);
-      score = __fmul_rn(dot, scale);
+    for (int first = 0; first < valid; first += keys_per_pass) {
+      const int count = min(keys_per_pass, valid - first);
+      stage_keys(keys, first, count, hd, pitch, key_stage);
+      if (lane >= first && lane < first + count) {
+        const float* key = key_stage + (lane - first) * pitch;
+        float dot = 0.f;
+        for (int d = 0; d < hd; ++d) dot = __fmaf_rn(query[d], key[d], dot);
+        score = __fmul_rn(dot, scale);
+      }
     }
     const float new_max = fmaxf(state.max, warp_max(score));
     const float rescale = expf(__fsub_rn(state.max, new_max));
@@ -104,13 +132,15 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
                              const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv,
                              float scale, float* __restrict__ out) {
   __shared__ float staging[kWarpsPerBlock][kMaxHeadDim];
+  __shared__ float key_stage[kWarpsPerBlock][kKeyStageFloats];
   const int head = blockIdx.y * kWarpsPerBlock + threadIdx.x / 32;
   const RowMeta row = rows[blockIdx.x];
   if (head >= shape.heads || row.position < 0) return;
   const float* query = stage_query(qkv, qkv_stride, blockIdx.x, head, shape.head_dim, staging);
   RunningSoftmax state;
   attend_blocks(query, kv, row.slot, kv_head_of(head, shape), 0,
-                row.position / kKvBlockTokens + 1, row.position, scale, state);
+                row.position / kKvBlockTokens + 1, row.position, scale, state,
+                key_stage[threadIdx.x / 32]);
   write_head(out, blockIdx.x, head, shape, state, 1.0f / state.sum);
 }
 
@@ -121,6 +151,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
                                    const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv,
                                    float scale, int max_splits, float* __restrict__ partials) {
   __shared__ float staging[kWarpsPerBlock][kMaxHeadDim];
+  __shared__ float key_stage[kWarpsPerBlock][kKeyStageFloats];
   const int head = blockIdx.y * kWarpsPerBlock + threadIdx.x / 32;
   const RowMeta row = rows[blockIdx.x];
   const int first_block = blockIdx.z * kDecodeSplitBlocks;
@@ -129,7 +160,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   const float* query = stage_query(qkv, qkv_stride, blockIdx.x, head, shape.head_dim, staging);
   RunningSoftmax state;
   attend_blocks(query, kv, row.slot, kv_head_of(head, shape), first_block,
-                min(first_block + kDecodeSplitBlocks, row_blocks), row.position, scale, state);
+                min(first_block + kDecodeSplitBlocks, row_blocks), row.position, scale, state,
+                key_stage[threadIdx.x / 32]);
 
   const int hd = shape.head_dim;
   float* slice = partials +
