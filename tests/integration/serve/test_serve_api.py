@@ -163,3 +163,37 @@ def test_chat_template_flag_replaces_the_checkpoints_template(start_server, tmp_
     expected = render_chat(MESSAGES, template.read_text())
     assert expected == MESSAGES[0]["content"] + "\n"
     assert r.usage.prompt_tokens == len(tokenizer.encode(expected).ids)
+
+
+def test_a_template_that_raises_is_a_400_with_jinja2s_message(start_server, tmp_path):
+    """Where jinja2 (set up as transformers sets it) raises, serve answers 400
+    with the same message."""
+    import jinja2
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    source = ("{% for m in messages %}{% if (m['role'] == 'user') != (loop.index0 % 2 == 0) %}"
+              "{{ raise_exception('Conversation roles must alternate user/assistant/user/"
+              "assistant/...') }}{% endif %}{{ m['content'] }}{% endfor %}")
+    template = tmp_path / "alternating.jinja"
+    template.write_text(source)
+    messages = [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]
+
+    def raise_exception(message):
+        raise jinja2.exceptions.TemplateError(message)
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
+                                        extensions=["jinja2.ext.loopcontrols"])
+    env.globals["raise_exception"] = raise_exception
+    with pytest.raises(jinja2.exceptions.TemplateError) as raised:
+        env.from_string(source).render(messages=messages, add_generation_prompt=True)
+
+    s = start_server("--chat-template", template)
+    status, body = s.post("/v1/chat/completions", {"model": "tiny-serve-qwen3",
+                                                   "messages": messages, "max_tokens": 2})
+    assert status == 400
+    assert body["error"]["message"] == str(raised.value)
+    assert body["error"]["type"] == "invalid_request_error"
+    # A conversation the template accepts still runs on the same server.
+    status, body = s.post("/v1/chat/completions", {
+        "model": "tiny-serve-qwen3", "max_tokens": 2,
+        "messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+                     {"role": "user", "content": "c"}]})
+    assert status == 200, body
