@@ -2,6 +2,7 @@
 get what they would get alone, a vanished client frees its sequence,
 /metrics counts what happened, and SIGTERM lets a stream finish. Every wait
 is bounded; no test depends on the machine being fast."""
+import json
 import concurrent.futures
 import signal
 import time
@@ -152,3 +153,26 @@ def test_sigterm_lets_a_running_stream_finish_then_exits_0(start_server):
     assert streamed_text(events)[1] == "length"
     assert events[-2][1]["usage"]["completion_tokens"] == 300
     assert s.proc.wait(timeout=60) == 0, s.stderr()
+
+
+def test_past_max_queue_requests_get_429_with_retry_after(start_server):
+    """One request running, --max-queue 1 waiting: the next is refused with
+    429 and Retry-After, in OpenAI's error JSON; the others still finish."""
+    s = start_server("--max-queue", "1")
+    long = {"model": "tiny-serve-qwen3", "prompt": [5, 6, 7], "max_tokens": 1000,
+            "ignore_eos": True, "temperature": 0, "stream": True}
+    running = EventStream(s, "/v1/completions", long)
+    assert running.status == 200
+    running.next_event()  # its first token: it holds the engine now
+    waiting = EventStream(s, "/v1/completions", long)
+    assert waiting.status == 200  # queued; its headers go out at once
+    status, headers, body = s.request("POST", "/v1/completions",
+                                      {"model": "tiny-serve-qwen3", "prompt": [5], "max_tokens": 1})
+    error = json.loads(body)["error"]
+    assert status == 429, body
+    assert headers.get("Retry-After", "").isdigit()
+    assert "--max-queue" in error["message"] and error["type"]
+    for stream in (running, waiting):
+        events = list(stream.events())
+        assert events[-1][1] == "[DONE]"
+        stream.close()
