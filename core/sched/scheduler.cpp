@@ -141,17 +141,24 @@ StepPlan Scheduler::plan() {
     --rows_left;
     --tokens_left;
   }
+  // A prefill that gets no chunk (the budget left would cut it into a
+  // one-token piece) holds admission back, so newcomers cannot starve it.
+  bool prefill_waits = false;
   for (Sequence& sequence : running_) {
-    if (!sequence.prefilling() || rows_left == 0) continue;
+    if (!sequence.prefilling()) continue;
     const std::uint32_t chunk =
-        prefill_chunk_length(sequence.prompt_length, sequence.cached, tokens_left);
-    if (chunk == 0) continue;
+        rows_left == 0 ? 0
+                       : prefill_chunk_length(sequence.prompt_length, sequence.cached, tokens_left);
+    if (chunk == 0) {
+      prefill_waits = true;
+      continue;
+    }
     plan.rows.push_back(row_for(sequence, chunk));
     --rows_left;
     tokens_left -= chunk;
   }
   // FIFO: the head is admitted or nobody is, so no request is overtaken.
-  while (!waiting_.empty() && running_.size() < running_cap_ && rows_left > 0) {
+  while (!prefill_waits && !waiting_.empty() && running_.size() < running_cap_ && rows_left > 0) {
     Sequence& head = waiting_.front();
     const std::uint32_t chunk = prefill_chunk_length(head.prompt_length, 0, tokens_left);
     if (chunk == 0) break;

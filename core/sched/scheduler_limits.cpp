@@ -17,8 +17,9 @@ void require(bool ok, const char* field, std::uint32_t value, const char* rule) 
 void check_limits(const SchedulerLimits& limits) {
   require(limits.tokens_per_block >= 1, "tokens_per_block", limits.tokens_per_block, ">= 1");
   require(limits.total_blocks >= 1, "total_blocks", limits.total_blocks, ">= 1");
-  // Two, because a prefill chunk (but a one-token prompt's) is never one token.
-  require(limits.max_step_tokens >= 2, "max_step_tokens", limits.max_step_tokens, ">= 2");
+  // Three: a chunk is never one token (but a one-token prompt's), so a budget
+  // of two could never take a three-token remainder (2 + 1 is refused).
+  require(limits.max_step_tokens >= 3, "max_step_tokens", limits.max_step_tokens, ">= 3");
   require(limits.max_step_rows >= 1, "max_step_rows", limits.max_step_rows, ">= 1");
   require(limits.max_context >= 2, "max_context", limits.max_context,
           ">= 2 (one prompt token and one new token)");

@@ -22,7 +22,7 @@ struct SchedulerLimits {
   // and total_blocks = its sequence count.
   std::uint32_t tokens_per_block = 0;
   std::uint32_t total_blocks = 0;
-  std::uint32_t max_step_tokens = 0;  // tokens in one step, decode and prefill together (>= 2)
+  std::uint32_t max_step_tokens = 0;  // tokens in one step, decode and prefill together (>= 3)
   std::uint32_t max_step_rows = 0;    // sequences in one step (>= 1)
   std::uint32_t max_waiting = 0;      // requests queued before submit refuses (0: none wait)
   std::uint32_t max_context = 0;      // positions per sequence: prompt + new tokens <= this
@@ -30,7 +30,7 @@ struct SchedulerLimits {
 };
 
 // Throws SchedulerError naming the field and its value when a limit makes
-// planning impossible (a zero block size or count, a step budget under two
+// planning impossible (a zero block size or count, a step budget under three
 // tokens or zero rows, a context under two positions).
 void check_limits(const SchedulerLimits& limits);
 
