@@ -1,0 +1,137 @@
+// Continuous batching (SCHEDULER.md): requests wait in a bounded FIFO queue,
+// are admitted when their KV blocks can be promised, and share each engine
+// step - decode tokens of running sequences first, then prefill chunks -
+// under a token and a row budget. Sequences join and leave between steps.
+//
+// Admission promises every block a sequence can ever need (prompt plus
+// max_new_tokens - 1 positions: the last token is sampled, never cached), so
+// a running sequence always finishes and nothing is preempted. One caller
+// thread; nothing here blocks or allocates threads.
+//
+// The engine loop's round:
+//   plan = scheduler.plan();   // drops cancelled sequences first
+//   engine.sequences_free(plan.to_free);
+//   results = engine.step(plan.rows);  // a row's tokens: the prompt slice or the last sampled token
+//   scheduler.complete(plan, results);
+// A step that fails changes nothing here: skip complete() and the next plan
+// repeats its rows (or cancel the sequences it failed).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "sched/block_pool.hpp"
+#include "sched/scheduler_limits.hpp"
+#include "sched/step_plan.hpp"
+
+namespace algenta::sched {
+
+struct SequenceRequest {
+  SequenceId id = 0;  // the caller's; unique among live sequences
+  std::uint32_t prompt_length = 0;   // >= 1
+  std::uint32_t max_new_tokens = 0;  // >= 1
+};
+
+enum class SubmitOutcome {
+  accepted,
+  queue_full,  // max_waiting requests wait already: retry later (429)
+  too_large,   // can never run: past the context or the whole cache (400)
+};
+
+struct SubmitResult {
+  SubmitOutcome outcome = SubmitOutcome::accepted;
+  std::string reason;  // names the numbers when refused
+  bool accepted() const { return outcome == SubmitOutcome::accepted; }
+};
+
+enum class SequenceState { unknown, waiting, prefilling, decoding };
+
+struct SchedulerStats {
+  std::uint32_t waiting = 0;
+  std::uint32_t running = 0;  // admitted, cancelled ones not yet dropped included
+  std::uint32_t blocks_total = 0;
+  std::uint32_t blocks_held = 0;      // in some sequence's block table
+  std::uint32_t blocks_promised = 0;  // promised to running sequences, not yet taken
+  // Over completed steps.
+  std::uint64_t steps = 0;
+  std::uint64_t rows = 0;
+  std::uint64_t decode_rows = 0;
+  std::uint64_t tokens = 0;
+
+  // The share of the cache the engine holds for sequences, 0-1.
+  double kv_usage() const { return double(blocks_held) / double(blocks_total); }
+  // The share admission has given away (held or promised), 0-1.
+  double kv_committed() const { return double(blocks_held + blocks_promised) / double(blocks_total); }
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(const SchedulerLimits& limits);  // check_limits()
+
+  // Queues a request. Throws SchedulerError for a zero length or an id that
+  // is live already (caller bugs); refuses, with the reason, a request that
+  // can never run and one that finds the queue full.
+  SubmitResult submit(const SequenceRequest& request);
+
+  // Drops a waiting request at once; marks a running sequence, which the next
+  // plan() drops (its blocks freed, its id in that plan's to_free when the
+  // engine holds it). False when the id is not live (it ended already).
+  bool cancel(SequenceId id);
+
+  // The next step. Running sequences each get a decode row; prefilling ones,
+  // then newly admitted ones (FIFO: the queue's head or nobody), get chunks
+  // while the budgets last.
+  StepPlan plan();
+
+  // Applies the results of the latest plan's rows (one per row, in order):
+  // positions advance, sequences that finished (or reached max_new_tokens)
+  // end and go to the next plan's to_free. Throws SchedulerError for an
+  // older plan, a second completion, a count mismatch, or a row that samples
+  // nothing marked finished - before changing anything.
+  void complete(const StepPlan& plan, std::span<const RowResult> results);
+
+  SequenceState state_of(SequenceId id) const;
+  bool idle() const { return waiting_.empty() && running_.empty(); }
+  SchedulerStats stats() const;
+  const SchedulerLimits& limits() const { return limits_; }
+
+ private:
+  struct Sequence {
+    SequenceId id = 0;
+    std::uint32_t prompt_length = 0;
+    std::uint32_t max_new_tokens = 0;
+    std::uint32_t cached = 0;     // positions the engine holds (after completed steps)
+    std::uint32_t generated = 0;  // tokens sampled
+    std::vector<BlockId> blocks;
+    std::uint32_t promised = 0;  // blocks still promised to it
+    bool resident = false;       // a completed step sent it to the engine
+    bool cancelled = false;
+    bool prefilling() const { return cached < prompt_length; }
+  };
+
+  std::uint32_t lifetime_blocks(const SequenceRequest& request) const;
+  void drop_cancelled();
+  void end(Sequence& sequence);
+  void cover_positions(Sequence& sequence, std::uint32_t positions);
+  StepRow row_for(Sequence& sequence, std::uint32_t token_count);
+  Sequence* find_running(SequenceId id);
+  const Sequence* find_running(SequenceId id) const;
+  void check_results(const StepPlan& plan, std::span<const RowResult> results) const;
+
+  SchedulerLimits limits_;
+  std::uint32_t running_cap_;
+  BlockPool pool_;
+  std::deque<Sequence> waiting_;
+  std::vector<Sequence> running_;  // admission order
+  std::unordered_set<SequenceId> live_ids_;
+  std::vector<SequenceId> to_free_;
+  std::uint64_t last_step_ = 0;
+  bool last_completed_ = true;
+  SchedulerStats totals_;  // the step counters
+};
+
+}  // namespace algenta::sched
