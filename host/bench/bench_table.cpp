@@ -24,6 +24,17 @@ std::string gib(std::uint64_t bytes) {
   return format("%.2f", static_cast<double>(bytes) / (1u << 30));
 }
 
+// "1.19 GB", "186.1 kB": decimal units, as bandwidths are given.
+std::string decimal_bytes(double bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+  std::size_t unit = 0;
+  while (bytes >= 1000.0 && unit + 1 < std::size(units)) {
+    bytes /= 1000.0;
+    ++unit;
+  }
+  return format("%.4g", bytes) + " " + units[unit];
+}
+
 std::string padded(const std::string& text, std::size_t width) {
   return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
 }
@@ -35,7 +46,7 @@ void print_table(std::ostream& out, const BenchReport& r) {
       << "...), precision " << r.precision << ", " << std::string(facts::family_name(r.model.family))
       << " " << r.weight_dtype << ", " << r.arguments.runs << " timed runs per cell after "
       << r.arguments.warmup << " warm-up; median [min..max]\n";
-  const std::size_t w[] = {7, 7, 24, 24, 22, 11, 11, 10, 12};
+  const std::size_t w[] = {7, 7, 24, 28, 28, 11, 11, 10, 12};
   const char* headers[] = {"L", "G", "TTFT ms", "prefill tok/s", "decode tok/s",
                            "ITL p50 ms", "ITL p95 ms", "peak GiB", "BW fraction"};
   for (std::size_t i = 0; i < std::size(headers); ++i) out << padded(headers[i], w[i]);
@@ -61,11 +72,14 @@ void print_table(std::ostream& out, const BenchReport& r) {
     out << "stream read bandwidth: not available: " << r.bandwidth.reason
         << "; BW fraction not computed\n";
   }
-  if (r.byte_model.bytes) {
-    out << "decode bytes per token: weights " << format("%.4g", r.byte_model.bytes->weight_bytes / 1e9)
-        << " GB (" << r.byte_model.weight_element_bytes << " B per element, lm_head counted, "
-        << "embedding not) + KV " << r.byte_model.kv_element_bytes << " B per element over the mean "
-        << "context L + G/2 (the formula is in the JSON and README)\n";
+  if (const auto& bytes = r.byte_model.bytes) {
+    const double kv_per_position =
+        static_cast<double>(bytes->kv_bytes_per_layer_position) * bytes->layer_windows.size();
+    out << "decode bytes per token: weights " << decimal_bytes(static_cast<double>(bytes->weight_bytes))
+        << " (" << r.byte_model.weight_element_bytes << " B per element; the lm_head counted, the "
+        << "embedding not) + KV " << decimal_bytes(kv_per_position) << " per position of context ("
+        << r.byte_model.kv_element_bytes << " B per element), at the mean context L + G/2 (the "
+        << "formula is in the JSON)\n";
   } else {
     out << "decode bytes per token: not available: " << r.byte_model.reason << "\n";
   }

@@ -110,11 +110,11 @@ TEST_CASE("bench arguments: every error at once", "[bench]") {
 
 TEST_CASE("bench arguments: prompts beyond the context are named with what fits", "[bench]") {
   BenchArguments arguments;
-  arguments.prompt_lengths = {100, 4000, 4096};
+  arguments.prompt_lengths = {100, 4040, 4096};
   arguments.generated = {16, 64};
   const auto errors = context_errors(arguments, 4096, "the model (max_position_embeddings 4096)");
   REQUIRE(errors.size() == 2);
-  CHECK_THAT(errors[0], Contains("--shapes 4000 with --gen 64 needs a context of 4063 tokens") &&
+  CHECK_THAT(errors[0], Contains("--shapes 4040 with --gen 64 needs a context of 4103 tokens") &&
                             Contains("the model (max_position_embeddings 4096) allows 4096") &&
                             Contains("prompt lengths 1..4033 fit with --gen 64"));
   CHECK_THAT(errors[1], Contains("--shapes 4096"));

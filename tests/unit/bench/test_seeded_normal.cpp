@@ -31,13 +31,15 @@ TEST_CASE("seeded normal: mean and spread as asked, never constant", "[bench]") 
   fill_normal_chunk(1, "t", 0, 1.0, 0.02, values);
   double sum = 0.0, squares = 0.0;
   float lo = values[0], hi = values[0];
+  std::size_t not_finite = 0;
   for (const float v : values) {
     sum += v;
     squares += static_cast<double>(v) * v;
     lo = std::min(lo, v);
     hi = std::max(hi, v);
-    REQUIRE(std::isfinite(v));
+    not_finite += std::isfinite(v) ? 0 : 1;
   }
+  CHECK(not_finite == 0);
   const double n = static_cast<double>(values.size());
   const double mean = sum / n;
   const double std = std::sqrt(squares / n - mean * mean);
