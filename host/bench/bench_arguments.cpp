@@ -72,7 +72,8 @@ std::vector<std::size_t> parse_list(const std::string& flag, const std::string& 
     if (!value) {
       errors.push_back(where + " (" + quoted(piece) + ") is not a whole number; " + expected);
     } else if (*value < lo || *value > hi) {
-      errors.push_back(flag + " " + piece + ": outside " + range_text(lo, hi) + " (" + meaning + ")");
+      errors.push_back(flag + " " + piece + ": outside " + range_text(lo, hi) + " (" + meaning +
+                       ")");
     } else if (!seen.insert(*value).second) {
       errors.push_back(flag + " " + quoted(text) + ": " + piece + " is given twice");
     } else {
@@ -101,15 +102,17 @@ ParsedArguments parse_bench_arguments(const BenchOptions& options) {
         "--config FILE");
   }
   if (synthetic) {
-    const std::optional<std::uint64_t> seed = whole_number<std::uint64_t>(trimmed(options.synthetic_seed));
+    const std::optional<std::uint64_t> seed =
+        whole_number<std::uint64_t>(trimmed(options.synthetic_seed));
     if (!seed) {
       errors.push_back("--synthetic-weights " + quoted(options.synthetic_seed) +
                        ": not a whole number; expected a seed in 0..18446744073709551615");
     }
     a.synthetic_seed = seed;
     if (options.config_file.empty()) {
-      errors.push_back("--synthetic-weights needs --config FILE: the config.json whose tensors "
-                       "to make");
+      errors.push_back(
+          "--synthetic-weights needs --config FILE: the config.json whose tensors "
+          "to make");
     }
   } else if (!options.config_file.empty()) {
     errors.push_back("--config " + options.config_file +
@@ -123,10 +126,12 @@ ParsedArguments parse_bench_arguments(const BenchOptions& options) {
                            "generated tokens per run: the first comes from prefill, decode "
                            "figures need at least one more",
                            errors);
-  a.runs = parse_count("--runs", options.runs, 1, kMaxRuns, "timed runs per cell", errors).value_or(0);
+  a.runs =
+      parse_count("--runs", options.runs, 1, kMaxRuns, "timed runs per cell", errors).value_or(0);
   a.warmup = parse_count("--warmup", options.warmup, 0, kMaxRuns, "untimed runs per cell", errors)
                  .value_or(0);
-  const std::optional<std::size_t> concurrency = whole_number<std::size_t>(trimmed(options.concurrency));
+  const std::optional<std::size_t> concurrency =
+      whole_number<std::size_t>(trimmed(options.concurrency));
   if (!concurrency || *concurrency != 1) {
     errors.push_back("--concurrency " + options.concurrency +
                      ": only 1 is supported for now (one sequence at a time); concurrent "
@@ -139,7 +144,8 @@ std::vector<std::string> context_errors(const BenchArguments& arguments, std::si
                                         const std::string& who) {
   std::vector<std::string> errors;
   if (arguments.generated.empty()) return errors;
-  const std::size_t longest = *std::max_element(arguments.generated.begin(), arguments.generated.end());
+  const std::size_t longest =
+      *std::max_element(arguments.generated.begin(), arguments.generated.end());
   for (const std::size_t length : arguments.prompt_lengths) {
     const std::size_t needed = context_needed(length, longest);
     if (needed <= context) continue;

@@ -39,12 +39,16 @@ json config_json(const BenchReport& r) {
 
 json bandwidth_json(const StreamBandwidth& b) {
   if (!b.available) return {{"available", false}, {"reason", b.reason}, {"tool", b.tool}};
-  return {{"available", true}, {"gbytes_per_s", b.gbytes_per_s}, {"bytes", b.bytes},
-          {"runs", b.runs},    {"tool", b.tool}};
+  return {{"available", true},
+          {"gbytes_per_s", b.gbytes_per_s},
+          {"bytes", b.bytes},
+          {"runs", b.runs},
+          {"tool", b.tool}};
 }
 
 json byte_model_json(const ByteModel& m) {
-  if (!m.bytes) return {{"available", false}, {"reason", m.reason}, {"formula", kDecodeBytesFormula}};
+  if (!m.bytes)
+    return {{"available", false}, {"reason", m.reason}, {"formula", kDecodeBytesFormula}};
   return {{"available", true},
           {"formula", kDecodeBytesFormula},
           {"weight_element_bytes", m.weight_element_bytes},

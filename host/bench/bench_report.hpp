@@ -2,9 +2,8 @@
 // a JSON document (schema algenta.bench/1) for tools.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -37,13 +36,13 @@ struct ByteModel {
 };
 
 struct BenchReport {
-  nlohmann::json host;           // host_info()
+  nlohmann::json host;  // host_info()
   PluginIdentity plugin;
-  nlohmann::json verification;   // the record that cleared the build, or why none was needed
+  nlohmann::json verification;  // the record that cleared the build, or why none was needed
   std::string precision;
-  nlohmann::json weights;        // where the weights came from
+  nlohmann::json weights;  // where the weights came from
   facts::ModelFacts model;
-  std::string weight_dtype;      // of the prepared checkpoint: "bf16", ...
+  std::string weight_dtype;  // of the prepared checkpoint: "bf16", ...
   std::uint32_t served_context = 0;
   BenchArguments arguments;
   StreamBandwidth bandwidth;
@@ -51,8 +50,8 @@ struct BenchReport {
   ColdStart cold_start;
   std::vector<CellSummary> cells;
   std::optional<std::uint64_t> peak_device_bytes;  // over the whole run
-  std::string started;           // RFC 3339 UTC
-  double seconds = 0.0;          // the whole command
+  std::string started;                             // RFC 3339 UTC
+  double seconds = 0.0;                            // the whole command
 };
 
 nlohmann::json to_json(const BenchReport& report);

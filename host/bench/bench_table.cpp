@@ -43,11 +43,12 @@ std::string padded(const std::string& text, std::size_t width) {
 
 void print_table(std::ostream& out, const BenchReport& r) {
   out << "bench: " << r.plugin.name << " (sha256 " << r.plugin.sha256.substr(0, 12)
-      << "...), precision " << r.precision << ", " << std::string(facts::family_name(r.model.family))
-      << " " << r.weight_dtype << ", " << r.arguments.runs << " timed runs per cell after "
-      << r.arguments.warmup << " warm-up; median [min..max]\n";
+      << "...), precision " << r.precision << ", "
+      << std::string(facts::family_name(r.model.family)) << " " << r.weight_dtype << ", "
+      << r.arguments.runs << " timed runs per cell after " << r.arguments.warmup
+      << " warm-up; median [min..max]\n";
   const std::size_t w[] = {7, 7, 24, 28, 28, 11, 11, 10, 12};
-  const char* headers[] = {"L", "G", "TTFT ms", "prefill tok/s", "decode tok/s",
+  const char* headers[] = {"L",          "G",          "TTFT ms",  "prefill tok/s", "decode tok/s",
                            "ITL p50 ms", "ITL p95 ms", "peak GiB", "BW fraction"};
   for (std::size_t i = 0; i < std::size(headers); ++i) out << padded(headers[i], w[i]);
   out << "\n";
@@ -75,8 +76,9 @@ void print_table(std::ostream& out, const BenchReport& r) {
   if (const auto& bytes = r.byte_model.bytes) {
     const double kv_per_position =
         static_cast<double>(bytes->kv_bytes_per_layer_position) * bytes->layer_windows.size();
-    out << "decode bytes per token: weights " << decimal_bytes(static_cast<double>(bytes->weight_bytes))
-        << " (" << r.byte_model.weight_element_bytes << " B per element; the lm_head counted, the "
+    out << "decode bytes per token: weights "
+        << decimal_bytes(static_cast<double>(bytes->weight_bytes)) << " ("
+        << r.byte_model.weight_element_bytes << " B per element; the lm_head counted, the "
         << "embedding not) + KV " << decimal_bytes(kv_per_position) << " per position of context ("
         << r.byte_model.kv_element_bytes << " B per element), at the mean context L + G/2 (the "
         << "formula is in the JSON)\n";

@@ -10,7 +10,8 @@ namespace algenta::host::bench {
 void DevicePeak::add(const MemoryReport& report) {
   if (report.device_total_bytes == 0) return;  // no device: a CPU plugin
   total_ = report.device_total_bytes;
-  lowest_free_ = std::min(lowest_free_.value_or(report.device_free_bytes), report.device_free_bytes);
+  lowest_free_ =
+      std::min(lowest_free_.value_or(report.device_free_bytes), report.device_free_bytes);
 }
 
 std::optional<std::uint64_t> DevicePeak::bytes() const {

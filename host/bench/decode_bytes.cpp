@@ -22,13 +22,12 @@ DecodeBytes decode_bytes_of(const facts::ModelFacts& facts, unsigned weight_elem
     bytes.weight_elements += elements;
   }
   if (facts.tie_word_embeddings) {
-    bytes.weight_elements +=
-        static_cast<std::uint64_t>(facts.vocab_size) * static_cast<std::uint64_t>(facts.hidden_size);
+    bytes.weight_elements += static_cast<std::uint64_t>(facts.vocab_size) *
+                             static_cast<std::uint64_t>(facts.hidden_size);
   }
   bytes.weight_bytes = bytes.weight_elements * weight_element_bytes;
   bytes.kv_bytes_per_layer_position = 2 * static_cast<std::uint64_t>(facts.num_key_value_heads) *
-                                      static_cast<std::uint64_t>(facts.head_dim) *
-                                      kv_element_bytes;
+                                      static_cast<std::uint64_t>(facts.head_dim) * kv_element_bytes;
   for (std::int64_t layer = 0; layer < facts.num_hidden_layers; ++layer) {
     const bool sliding = static_cast<std::size_t>(layer) < facts.layer_attention.size() &&
                          facts.layer_attention[layer] == facts::LayerAttention::sliding &&
@@ -41,8 +40,8 @@ DecodeBytes decode_bytes_of(const facts::ModelFacts& facts, unsigned weight_elem
 double step_bytes(const DecodeBytes& bytes, std::uint64_t context) {
   std::uint64_t positions = 0;
   for (const std::optional<std::int64_t>& window : bytes.layer_windows) {
-    positions += window ? std::min<std::uint64_t>(context, static_cast<std::uint64_t>(*window))
-                        : context;
+    positions +=
+        window ? std::min<std::uint64_t>(context, static_cast<std::uint64_t>(*window)) : context;
   }
   return static_cast<double>(bytes.weight_bytes) +
          static_cast<double>(bytes.kv_bytes_per_layer_position) * static_cast<double>(positions);

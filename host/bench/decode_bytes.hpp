@@ -38,7 +38,7 @@ inline constexpr const char* kDecodeBytesFormula =
 struct DecodeBytes {
   std::uint64_t weight_elements = 0;  // the weights counted, as defined above
   std::uint64_t weight_bytes = 0;
-  std::uint64_t kv_bytes_per_layer_position = 0;  // 2 x kv_heads x head_dim x KV bytes
+  std::uint64_t kv_bytes_per_layer_position = 0;           // 2 x kv_heads x head_dim x KV bytes
   std::vector<std::optional<std::int64_t>> layer_windows;  // per layer; nullopt: full
 };
 

@@ -39,10 +39,11 @@ nlohmann::json host_info() {
   const loader::GpuProbeResult probe = loader::probe_gpus();
   nlohmann::json gpus = nlohmann::json::array();
   for (const loader::GpuDevice& gpu : probe.devices) {
-    gpus.push_back({{"ordinal", gpu.ordinal},
-                    {"name", gpu.name},
-                    {"compute_capability", std::to_string(gpu.major) + "." + std::to_string(gpu.minor)},
-                    {"memory_bytes", gpu.total_memory_bytes}});
+    gpus.push_back(
+        {{"ordinal", gpu.ordinal},
+         {"name", gpu.name},
+         {"compute_capability", std::to_string(gpu.major) + "." + std::to_string(gpu.minor)},
+         {"memory_bytes", gpu.total_memory_bytes}});
   }
   return {{"hostname", name},
           {"kernel", std::string(system.sysname) + " " + system.release},

@@ -140,14 +140,16 @@ std::string gib_text(std::uint64_t bytes) {
 
 std::vector<ScratchCandidate> scratch_candidates() {
   const char* tmpdir = std::getenv("TMPDIR");
-  const fs::path temporary = tmpdir != nullptr && *tmpdir != '\0' ? fs::path(tmpdir) : fs::path("/tmp");
+  const fs::path temporary =
+      tmpdir != nullptr && *tmpdir != '\0' ? fs::path(tmpdir) : fs::path("/tmp");
   return {{"/dev/shm", free_bytes("/dev/shm")}, {temporary, free_bytes(temporary)}};
 }
 
 std::optional<std::size_t> first_with_room(const std::vector<ScratchCandidate>& candidates,
                                            std::uint64_t needed_bytes) {
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    if (candidates[i].free_bytes && *candidates[i].free_bytes >= needed_bytes + kScratchHeadroomBytes) {
+    if (candidates[i].free_bytes &&
+        *candidates[i].free_bytes >= needed_bytes + kScratchHeadroomBytes) {
       return i;
     }
   }

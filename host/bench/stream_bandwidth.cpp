@@ -51,12 +51,13 @@ StreamBandwidth parse_stream_output(const std::string& stdout_text) {
       !value.contains("bytes") || !is_count(value["bytes"]) || !value.contains("runs") ||
       !is_count(value["runs"])) {
     return stream_not_available(
-        "the stream tool's last line is not {\"gbytes_per_s\": X, \"bytes\": N, \"runs\": R}: " + line);
+        "the stream tool's last line is not {\"gbytes_per_s\": X, \"bytes\": N, \"runs\": R}: " +
+        line);
   }
   const double rate = value["gbytes_per_s"].get<double>();
   if (!(rate > 0.0) || !std::isfinite(rate)) {
-    return stream_not_available("the stream tool reported gbytes_per_s " + value["gbytes_per_s"].dump() +
-                                ", not a positive number");
+    return stream_not_available("the stream tool reported gbytes_per_s " +
+                                value["gbytes_per_s"].dump() + ", not a positive number");
   }
   StreamBandwidth result;
   result.available = true;
@@ -69,12 +70,13 @@ StreamBandwidth parse_stream_output(const std::string& stdout_text) {
 StreamBandwidth measure_stream_bandwidth(const fs::path& tool, int device) {
   std::error_code error;
   if (!fs::is_regular_file(tool, error)) {
-    return stream_not_available(tool.string() + " is not there (it is built with -DALGENTA_CUDA=ON)",
-                                tool.string());
+    return stream_not_available(
+        tool.string() + " is not there (it is built with -DALGENTA_CUDA=ON)", tool.string());
   }
   std::string scratch = (fs::temp_directory_path(error) / "algenta-stream-XXXXXX").string();
   if (error || ::mkdtemp(scratch.data()) == nullptr) {
-    return stream_not_available("no temporary directory for the stream tool's output", tool.string());
+    return stream_not_available("no temporary directory for the stream tool's output",
+                                tool.string());
   }
   ChildResult child;
   try {

@@ -19,8 +19,8 @@ struct StreamBandwidth {
   double gbytes_per_s = 0.0;  // 1e9 bytes per second
   std::uint64_t bytes = 0;    // buffer size read per run
   std::uint64_t runs = 0;
-  std::string tool;           // the path bench ran, or looked for
-  std::string reason;         // why it is not available
+  std::string tool;    // the path bench ran, or looked for
+  std::string reason;  // why it is not available
 };
 
 // The tool beside this executable.

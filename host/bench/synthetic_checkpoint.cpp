@@ -49,8 +49,8 @@ const json& text_config(const facts::ModelFacts& model, const json& root) {
 
 // Fills `out` (elements of `dtype`) with mean + std * N(0, 1), chunk by
 // chunk on every core; the values do not depend on the number of threads.
-void fill_tensor(const SyntheticWeights& weights, const std::string& name, double mean,
-                 double std, std::uint64_t elements, std::span<std::byte> out) {
+void fill_tensor(const SyntheticWeights& weights, const std::string& name, double mean, double std,
+                 std::uint64_t elements, std::span<std::byte> out) {
   const std::size_t element_size = checkpoint::dtype_element_size(weights.dtype);
   const std::uint64_t chunks = (elements + kNormalChunk - 1) / kNormalChunk;
   std::atomic<std::uint64_t> next{0};
@@ -61,7 +61,8 @@ void fill_tensor(const SyntheticWeights& weights, const std::string& name, doubl
       std::vector<float> values(kNormalChunk);
       for (std::uint64_t chunk = next++; chunk < chunks; chunk = next++) {
         const std::uint64_t first = chunk * kNormalChunk;
-        const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kNormalChunk, elements - first));
+        const auto count =
+            static_cast<std::size_t>(std::min<std::uint64_t>(kNormalChunk, elements - first));
         const std::span<float> part = std::span(values).first(count);
         fill_normal_chunk(weights.seed, name, chunk, mean, std, part);
         const std::span<std::byte> target =
@@ -74,8 +75,8 @@ void fill_tensor(const SyntheticWeights& weights, const std::string& name, doubl
       if (!failure) failure = std::current_exception();
     }
   };
-  const auto threads = static_cast<std::size_t>(
-      std::clamp<std::uint64_t>(std::thread::hardware_concurrency(), 1, std::max<std::uint64_t>(chunks, 1)));
+  const auto threads = static_cast<std::size_t>(std::clamp<std::uint64_t>(
+      std::thread::hardware_concurrency(), 1, std::max<std::uint64_t>(chunks, 1)));
   std::vector<std::thread> pool;
   for (std::size_t i = 1; i < threads; ++i) pool.emplace_back(work);
   work();
@@ -115,7 +116,8 @@ SyntheticWeights synthetic_weights_for(const facts::ModelFacts& model, std::stri
   return weights;
 }
 
-std::vector<LaidOutTensor> resident_layout(const facts::ModelFacts& model, checkpoint::Dtype dtype) {
+std::vector<LaidOutTensor> resident_layout(const facts::ModelFacts& model,
+                                           checkpoint::Dtype dtype) {
   std::vector<facts::ExpectedTensor> tensors = facts::expected_tensors(model);
   // prepare adds tensors in name order (its map of canonical names).
   std::sort(tensors.begin(), tensors.end(),
@@ -123,9 +125,8 @@ std::vector<LaidOutTensor> resident_layout(const facts::ModelFacts& model, check
   std::vector<LaidOutTensor> layout;
   std::uint64_t end = 0;
   for (const facts::ExpectedTensor& tensor : tensors) {
-    const std::uint64_t offset =
-        (end + checkpoint::kResidentAlignment - 1) / checkpoint::kResidentAlignment *
-        checkpoint::kResidentAlignment;
+    const std::uint64_t offset = (end + checkpoint::kResidentAlignment - 1) /
+                                 checkpoint::kResidentAlignment * checkpoint::kResidentAlignment;
     const std::uint64_t size = element_count(tensor.shape) * checkpoint::dtype_element_size(dtype);
     layout.push_back({tensor.name, tensor.shape, offset, size});
     end = offset + size;
@@ -141,18 +142,18 @@ void write_synthetic_checkpoint(const fs::path& out_dir, const fs::path& config_
                                 const facts::ModelFacts& model, const SyntheticWeights& weights,
                                 checkpoint::WriteProgressCallback progress) {
   if (config_file.filename() != "config.json") {
-    throw std::invalid_argument("write_synthetic_checkpoint: the side file must be named config.json, not " +
-                                config_file.filename().string());
+    throw std::invalid_argument(
+        "write_synthetic_checkpoint: the side file must be named config.json, not " +
+        config_file.filename().string());
   }
   const std::string config_text =
       files::read_bounded(config_file, {facts::kMaxConfigBytes, "a config.json"});
-  const json source = {
-      {"config_sha256", manifest::sha256_hex(config_text)},
-      {"synthetic_weights",
-       {{"seed", weights.seed},
-        {"initializer_range", weights.init_std},
-        {"norm_weight_std", kNormWeightStd},
-        {"generator", kGenerator}}}};
+  const json source = {{"config_sha256", manifest::sha256_hex(config_text)},
+                       {"synthetic_weights",
+                        {{"seed", weights.seed},
+                         {"initializer_range", weights.init_std},
+                         {"norm_weight_std", kNormWeightStd},
+                         {"generator", kGenerator}}}};
   const std::vector<LaidOutTensor> layout = resident_layout(model, weights.dtype);
   checkpoint::ResidentWriter writer(out_dir, weights.dtype, source, facts::facts_to_json(model));
   if (progress) writer.set_progress(blob_bytes(layout), std::move(progress));

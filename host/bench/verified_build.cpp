@@ -22,8 +22,10 @@ BuildVerification check_verified_build(const std::filesystem::path& record_file,
                                        const std::string& verify_command) {
   BuildVerification result;
   const std::string build = plugin + " (sha256 " + digest + ")";
-  const std::string fix = "; bench times only builds that passed every verify gate under the "
-                          "precision policy timed. Run: " + verify_command;
+  const std::string fix =
+      "; bench times only builds that passed every verify gate under the "
+      "precision policy timed. Run: " +
+      verify_command;
   std::vector<VerificationRecord> records;
   try {
     records = verifications_of_digest(record_file, digest);
@@ -43,10 +45,11 @@ BuildVerification check_verified_build(const std::filesystem::path& record_file,
                        record_file.string() + ")" + fix;
       return result;
     }
-    other_policies += (other_policies.empty() ? "" : ", ") +
-                      (record.precision.empty()
-                           ? "one from before records named the precision policy (" + record.time + ")"
-                           : record.precision + (record.passed ? " passed" : " failed"));
+    other_policies +=
+        (other_policies.empty() ? "" : ", ") +
+        (record.precision.empty()
+             ? "one from before records named the precision policy (" + record.time + ")"
+             : record.precision + (record.passed ? " passed" : " failed"));
   }
   result.refusal = build + " has no verify record under precision " + precision + " in " +
                    record_file.string() +

@@ -101,7 +101,8 @@ nlohmann::json record_json(const VerificationRecord& record) {
 
 // Writes the synthetic checkpoint into `scratch`; returns its directory.
 fs::path make_synthetic_checkpoint(const ScratchDirectory& scratch, const ConfigSource& config,
-                                   const facts::ModelFacts& model, const SyntheticWeights& weights) {
+                                   const facts::ModelFacts& model,
+                                   const SyntheticWeights& weights) {
   const fs::path config_file = scratch.path() / "config.json";
   std::ofstream(config_file, std::ios::binary) << config.text;
   const fs::path out = scratch.path() / "checkpoint";
@@ -109,19 +110,18 @@ fs::path make_synthetic_checkpoint(const ScratchDirectory& scratch, const Config
             << blob_bytes(resident_layout(model, weights.dtype)) << " bytes) to " << out.string()
             << (scratch.in_memory() ? " (in memory)" : "") << "; removed at exit\n";
   ProgressBar bar("synthetic weights");
-  write_synthetic_checkpoint(out, config_file, model, weights,
-                             [&](const checkpoint::WriteProgress& p) {
-                               bar.update(p.bytes_done, p.bytes_total);
-                             });
+  write_synthetic_checkpoint(
+      out, config_file, model, weights,
+      [&](const checkpoint::WriteProgress& p) { bar.update(p.bytes_done, p.bytes_total); });
   return out;
 }
 
 ByteModel byte_model_for(const facts::ModelFacts& model, const PolicyElementBytes& policy,
                          checkpoint::Dtype prepared, const std::string& precision) {
   ByteModel m;
-  m.weight_element_bytes =
-      policy.weights != 0 ? policy.weights
-                          : static_cast<unsigned>(checkpoint::dtype_element_size(prepared));
+  m.weight_element_bytes = policy.weights != 0
+                               ? policy.weights
+                               : static_cast<unsigned>(checkpoint::dtype_element_size(prepared));
   m.kv_element_bytes = policy.kv;
   if (m.kv_element_bytes == 0) {
     m.reason = "the KV cache element size of precision " + precision + " is not known to bench";
@@ -166,9 +166,10 @@ int benchmark(const HostPaths& paths, const BenchOptions& options) {
     for (const facts::Refusal& r : refusals) lines.push_back("refused: " + r.message);
     return fail(kExitRefused, lines);
   }
-  if (auto errors = context_errors(arguments, static_cast<std::size_t>(model.max_position_embeddings),
-                                   "the model (max_position_embeddings " +
-                                       std::to_string(model.max_position_embeddings) + ")");
+  if (auto errors =
+          context_errors(arguments, static_cast<std::size_t>(model.max_position_embeddings),
+                         "the model (max_position_embeddings " +
+                             std::to_string(model.max_position_embeddings) + ")");
       !errors.empty()) {
     return fail(kExitUsage, errors);
   }
@@ -247,14 +248,13 @@ int benchmark(const HostPaths& paths, const BenchOptions& options) {
   // tool has the device to itself.
   CellsResult measured;
   {
-    EngineSession session(std::move(plugin),
-                          {model_dir, 0, options.precision.precision,
-                           options.precision.allow_weight_rounding});
+    EngineSession session(std::move(plugin), {model_dir, 0, options.precision.precision,
+                                              options.precision.allow_weight_rounding});
     report_weight_rounding(std::cerr, "bench", session);
     report.served_context = session.max_context();
-    if (auto errors = context_errors(arguments, session.max_context(),
-                                     chosen.entry.name + " (serving " +
-                                         std::to_string(session.max_context()) + " tokens)");
+    if (auto errors = context_errors(
+            arguments, session.max_context(),
+            chosen.entry.name + " (serving " + std::to_string(session.max_context()) + " tokens)");
         !errors.empty()) {
       return fail(kExitUsage, errors);
     }
@@ -263,20 +263,22 @@ int benchmark(const HostPaths& paths, const BenchOptions& options) {
   report.peak_device_bytes = measured.device.bytes();
 
   if (synthetic) {
-    report.cold_start.note = "not measured: with --synthetic-weights the checkpoint is made in "
-                             "this process, so its first token is no cold start (use --model)";
+    report.cold_start.note =
+        "not measured: with --synthetic-weights the checkpoint is made in "
+        "this process, so its first token is no cold start (use --model)";
   } else if (!process_start) {
     report.cold_start.note = "not measured: the process start time could not be read";
   } else {
-    report.cold_start.seconds = std::chrono::duration<double>(measured.first_token_at - *process_start).count();
+    report.cold_start.seconds =
+        std::chrono::duration<double>(measured.first_token_at - *process_start).count();
     report.cold_start.note = "measured once: from process start to the first token of the first " +
                              std::string(arguments.warmup > 0 ? "(warm-up) " : "") +
                              "run, including plugin verification, engine open and weight upload";
   }
 
   if (chosen.entry.target == kCpuTarget) {
-    report.bandwidth = stream_not_available(chosen.entry.name +
-                                            " runs on the CPU; the stream kernel measures GPU memory");
+    report.bandwidth = stream_not_available(
+        chosen.entry.name + " runs on the CPU; the stream kernel measures GPU memory");
   } else {
     std::cerr << "bench: measuring the stream read bandwidth\n";
     report.bandwidth = measure_stream_bandwidth(stream_tool_path(), 0);

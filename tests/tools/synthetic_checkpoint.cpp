@@ -5,13 +5,14 @@
 //   algenta_synthetic_checkpoint --config FILE --seed N --out DIR
 //   algenta_synthetic_checkpoint --config FILE --layout   (prints the planned
 //       tensors as JSON: [{"name", "dtype", "shape", "offset", "size"}])
+#include "bench/synthetic_checkpoint.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "bench/synthetic_checkpoint.hpp"
 #include "checkpoint/resident_format.hpp"
 #include "facts/config_parse.hpp"
 #include "files/bounded_read.hpp"
@@ -34,7 +35,8 @@ int main(int argc, char** argv) {
     } else if (i + 1 < argc && flag == "--seed") {
       seed = std::stoull(argv[++i]);
     } else {
-      std::cerr << "usage: algenta_synthetic_checkpoint --config FILE (--seed N --out DIR | --layout)\n";
+      std::cerr
+          << "usage: algenta_synthetic_checkpoint --config FILE (--seed N --out DIR | --layout)\n";
       return 1;
     }
   }
@@ -47,8 +49,11 @@ int main(int argc, char** argv) {
       nlohmann::json tensors = nlohmann::json::array();
       const std::string dtype(*checkpoint::resident_dtype_name(weights.dtype));
       for (const auto& t : host::bench::resident_layout(model, weights.dtype)) {
-        tensors.push_back({{"name", t.name}, {"dtype", dtype}, {"shape", t.shape},
-                           {"offset", t.offset}, {"size", t.size}});
+        tensors.push_back({{"name", t.name},
+                           {"dtype", dtype},
+                           {"shape", t.shape},
+                           {"offset", t.offset},
+                           {"size", t.size}});
       }
       std::cout << tensors.dump() << "\n";
       return 0;

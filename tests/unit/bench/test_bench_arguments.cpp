@@ -35,7 +35,8 @@ TEST_CASE("bench arguments: the defaults parse", "[bench]") {
 }
 
 TEST_CASE("bench arguments: weights come from exactly one place", "[bench]") {
-  CHECK_THAT(only_error(BenchOptions{}), Contains("--model DIR") && Contains("--synthetic-weights"));
+  CHECK_THAT(only_error(BenchOptions{}),
+             Contains("--model DIR") && Contains("--synthetic-weights"));
   BenchOptions both = with_model();
   both.synthetic_seed = "1";
   both.config_file = "config.json";
@@ -49,8 +50,8 @@ TEST_CASE("bench arguments: weights come from exactly one place", "[bench]") {
   BenchOptions bad_seed;
   bad_seed.synthetic_seed = "-3";
   bad_seed.config_file = "c.json";
-  CHECK_THAT(only_error(bad_seed), Contains("--synthetic-weights \"-3\"") &&
-                                       Contains("0..18446744073709551615"));
+  CHECK_THAT(only_error(bad_seed),
+             Contains("--synthetic-weights \"-3\"") && Contains("0..18446744073709551615"));
   BenchOptions good_seed;
   good_seed.synthetic_seed = "18446744073709551615";
   good_seed.config_file = "c.json";
@@ -89,12 +90,14 @@ TEST_CASE("bench arguments: counts and concurrency", "[bench]") {
   options.runs = "0";
   CHECK_THAT(only_error(options), Contains("--runs 0: outside 1..10000 (timed runs per cell)"));
   options.runs = "five";
-  CHECK_THAT(only_error(options), Contains("--runs \"five\": not a whole number; expected 1..10000"));
+  CHECK_THAT(only_error(options),
+             Contains("--runs \"five\": not a whole number; expected 1..10000"));
   options = with_model();
   options.warmup = "0";
   CHECK(parse_bench_arguments(options).errors.empty());
   options.warmup = "-1";
-  CHECK_THAT(only_error(options), Contains("--warmup \"-1\": not a whole number; expected 0..10000"));
+  CHECK_THAT(only_error(options),
+             Contains("--warmup \"-1\": not a whole number; expected 0..10000"));
   options = with_model();
   options.concurrency = "4";
   CHECK_THAT(only_error(options), Contains("--concurrency 4: only 1 is supported"));

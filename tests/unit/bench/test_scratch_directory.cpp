@@ -1,11 +1,10 @@
 // The scratch directory of a synthetic checkpoint: made where there is room,
 // gone at the end - also when a signal ends the process.
-#include <catch2/catch.hpp>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <fstream>
 
 #include "bench/scratch_directory.hpp"
@@ -36,7 +35,8 @@ TEST_CASE("scratch: removed with its contents when it goes away", "[bench]") {
     ScratchDirectory scratch(1024);
     path = scratch.path();
     CHECK(fs::is_directory(path));
-    CHECK(path.filename().string().rfind("algenta-bench-" + std::to_string(::getpid()) + "-", 0) == 0);
+    CHECK(path.filename().string().rfind("algenta-bench-" + std::to_string(::getpid()) + "-", 0) ==
+          0);
     fs::create_directories(path / "checkpoint");
     std::ofstream(path / "checkpoint" / "weights.blob") << "bytes";
     std::ofstream(path / "config.json") << "{}";

@@ -1,7 +1,6 @@
 // Synthetic weight values: reproducible, independent per tensor and chunk,
 // and normally distributed at the asked scale.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <vector>
 

@@ -2,10 +2,9 @@
 // the config's dtype and scale, values that are neither zeros nor constants.
 // (Its equality with what `prepare` makes from a real checkpoint is checked
 // end to end in tests/integration/test_bench.py.)
-#include <catch2/catch.hpp>
-
 #include <algorithm>
 #include <bit>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -72,7 +71,8 @@ TEST_CASE("synthetic weights: dtype and scale from the config", "[bench]") {
 
 TEST_CASE("synthetic checkpoint: the planned layout, written and read back", "[bench]") {
   test::BenchTempDir dir;
-  const std::string text = qwen3_config(", \"torch_dtype\": \"bfloat16\", \"initializer_range\": 0.05");
+  const std::string text =
+      qwen3_config(", \"torch_dtype\": \"bfloat16\", \"initializer_range\": 0.05");
   std::ofstream(dir.path() / "config.json") << text;
   const facts::ModelFacts model = facts::parse_model_facts(text, "config.json");
   const SyntheticWeights weights = synthetic_weights_for(model, text, "config.json", 11);

@@ -2,7 +2,6 @@
 // digest under the policy timed; each refusal says what is missing and the
 // command that makes the record.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 
 #include "bench/verified_build.hpp"
@@ -25,7 +24,8 @@ host::VerificationRecord record(const std::string& precision, bool passed) {
   r.precision = precision;
   r.model_dir = "/models/m";
   r.passed = passed;
-  r.gates = {{"oracle", passed ? "PASS" : "FAIL"}, {"repeat", "PASS"},
+  r.gates = {{"oracle", passed ? "PASS" : "FAIL"},
+             {"repeat", "PASS"},
              {"transformers", passed ? "PASS" : "NOT RUN"}};
   r.time = "2026-12-02T16:00:00Z";
   r.host_version = "0.1.0";
@@ -68,8 +68,7 @@ TEST_CASE("verified build: a record under another policy does not count", "[benc
                                  Contains("its records: bf16 passed"));
 }
 
-TEST_CASE("verified build: a record from before policies were recorded does not count",
-          "[bench]") {
+TEST_CASE("verified build: a record from before policies were recorded does not count", "[bench]") {
   test::BenchTempDir dir;
   const fs::path file = dir.path() / "verification.json";
   std::ofstream(file) << "{\"schema\": \"algenta.verification/1\", \"plugins\": {\"" << kDigest
