@@ -115,6 +115,34 @@ int main(int argc, char** argv) {
                      "greedy tokens per oracle gate prompt (default 64)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 16));
 
+  BenchOptions bench_options;
+  CLI::App* bench = app.add_subcommand(
+      "bench", "time prefill and decode per prompt length and generated tokens on a verified "
+               "engine (exit 0 measured, 1 unusable input, 2 refused, 3 the engine failed)");
+  bench->add_option("--model", bench_options.model_dir, "prepared checkpoint directory");
+  bench->add_option("--synthetic-weights", bench_options.synthetic_seed,
+                    "instead of --model: make the checkpoint prepare would write for --config, "
+                    "with normally distributed weights from this seed, in a temporary directory");
+  bench->add_option("--config", bench_options.config_file,
+                    "config.json for --synthetic-weights");
+  bench->add_option("--plugin,--backend", bench_options.backend,
+                    "auto | cuda | a plugin name (explicit override, e.g. cuda_sm80)");
+  bench->add_flag("--allow-oracle", bench_options.allow_oracle,
+                  "allow the cpu_oracle verification engine when named with --plugin (it needs "
+                  "no verify record)");
+  add_precision_options(bench, bench_options.precision);
+  bench->add_option("--shapes", bench_options.shapes,
+                    "prompt lengths, comma-separated (default 256,550,1024,4096)");
+  bench->add_option("--gen", bench_options.gen,
+                    "generated tokens per run, comma-separated (default 64,256)");
+  bench->add_option("--runs", bench_options.runs, "timed runs per cell (default 5)");
+  bench->add_option("--warmup", bench_options.warmup,
+                    "untimed runs per cell before the timed ones (default 1)");
+  bench->add_option("--concurrency", bench_options.concurrency,
+                    "sequences at a time (only 1 for now)");
+  bench->add_option("--json", bench_options.json_file,
+                    "also write the results as JSON (schema algenta.bench/1)");
+
   KernelsOptions kernels_options;
   CLI::App* kernels = app.add_subcommand(
       "kernels", "the kernel inventory each plugin declares (name, role, module, families)");
@@ -160,6 +188,7 @@ int main(int argc, char** argv) {
   if (*generate) return run_generate(paths, generate_options);
   if (*kernels) return run_kernels(paths, kernels_options);
   if (*verify) return run_verify(paths, verify_options);
+  if (*bench) return run_bench(paths, bench_options);
   if (*chat_template) return run_template(template_options);
   return run_serve(paths, serve_options);
 }

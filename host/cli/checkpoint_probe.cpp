@@ -9,6 +9,23 @@
 
 namespace algenta::host {
 
+std::vector<facts::Refusal> unconvertible_model(const facts::ModelFacts& model) {
+  if (model.family == facts::Family::unknown) {
+    return {{"family", model.model_type, "llama, qwen2, qwen3, gemma3",
+             "model_type " + model.model_type +
+                 " is not one of the dense decoder families (llama, qwen2, qwen3, gemma3)"}};
+  }
+  for (const auto& markers :
+       {facts::mixture_of_experts_markers(model), facts::latent_attention_markers(model)}) {
+    if (!markers.empty()) {
+      return {{markers.front(), "present", "absent",
+               markers.front() + " marks a mixture-of-experts or latent-attention model; "
+                                 "only dense decoders are converted"}};
+    }
+  }
+  return {};
+}
+
 std::string read_checkpoint_config(const std::filesystem::path& checkpoint_dir) {
   const std::filesystem::path file = checkpoint_dir / "config.json";
   try {

@@ -12,6 +12,10 @@
 
 namespace algenta::host {
 
+// Why prepare would not convert a model of these facts: an unknown family,
+// or a mixture-of-experts or latent-attention marker. Empty when it would.
+std::vector<facts::Refusal> unconvertible_model(const facts::ModelFacts& model);
+
 // DIR/config.json as text; throws checkpoint::CheckpointError naming the
 // file when it is missing or unreadable.
 std::string read_checkpoint_config(const std::filesystem::path& checkpoint_dir);

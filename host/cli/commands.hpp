@@ -83,6 +83,23 @@ struct VerifyOptions {
   std::size_t tokens = 64;  // greedy tokens per oracle gate prompt
 };
 
+// Numeric flags are kept as typed so that bench can name a bad value and the
+// allowed range itself (bench/bench_arguments.hpp checks them).
+struct BenchOptions {
+  std::string model_dir;          // a prepared checkpoint, or
+  std::string synthetic_seed;     // weights made from this seed for
+  std::string config_file;        // this config.json
+  std::string backend = "auto";   // auto | cuda | plugin name
+  PrecisionOptions precision;
+  bool allow_oracle = false;
+  std::string shapes = "256,550,1024,4096";  // prompt lengths
+  std::string gen = "64,256";                // generated tokens per run
+  std::string runs = "5";                    // timed runs per cell
+  std::string warmup = "1";                  // untimed runs per cell first
+  std::string concurrency = "1";             // only 1 for now
+  std::string json_file;
+};
+
 struct KernelsOptions {
   std::string backend = "all";  // cuda | cpu_oracle | a plugin name | all
   std::string family;           // empty = every family
@@ -110,6 +127,10 @@ int run_verify(const HostPaths& paths, const VerifyOptions& options);
 // 1 unusable input.
 int run_conform(const HostPaths& paths, const ConformOptions& options);
 int run_prepare(const PrepareOptions& options);
+// Exit codes: 0 measured, 1 unusable input (each bad flag named with its
+// value and the allowed range), 2 refused (no passing verify record for the
+// plugin and policy, selection), 3 the engine failed.
+int run_bench(const HostPaths& paths, const BenchOptions& options);
 int run_serve(const HostPaths& paths, const ServeOptions& options);
 // serve's flags beyond the engine choice (serve_options.cpp).
 void add_serve_flags(CLI::App* serve, ServeOptions& options);

@@ -58,18 +58,7 @@ int prepare(const PrepareOptions& options) {
   const fs::path dir = options.checkpoint_dir;
   const std::string config_text = read_checkpoint_config(dir);
   const facts::ModelFacts model = facts::parse_model_facts(config_text, (dir / "config.json").string());
-  if (model.family == facts::Family::unknown) {
-    return refuse({{"family", model.model_type, "llama, qwen2, qwen3, gemma3",
-                    "model_type " + model.model_type +
-                        " is not one of the dense decoder families (llama, qwen2, qwen3, gemma3)"}});
-  }
-  for (const auto& markers : {facts::mixture_of_experts_markers(model), facts::latent_attention_markers(model)}) {
-    if (!markers.empty()) {
-      return refuse({{markers.front(), "present", "absent",
-                      markers.front() + " marks a mixture-of-experts or latent-attention model; "
-                                        "only dense decoders are converted"}});
-    }
-  }
+  if (const auto refusals = unconvertible_model(model); !refusals.empty()) return refuse(refusals);
 
   const auto checkpoint = checkpoint::ShardedCheckpoint::open(dir);
   const facts::TensorCheck check = facts::check_tensors(model, observed_tensors(checkpoint));

@@ -107,6 +107,7 @@ bool record(const HostPaths& paths, const VerifyRun& run) {
   VerificationRecord entry;
   entry.digest = run.plugin_digest;
   entry.plugin = run.plugin_name;
+  entry.precision = run.precision;
   entry.model_dir = run.model_dir;
   entry.passed = run.passed();
   for (const GateResult& gate : run.gates) entry.gates[gate.gate] = verdict_name(gate.verdict());
@@ -125,7 +126,8 @@ bool record(const HostPaths& paths, const VerifyRun& run) {
     return false;
   }
   std::cerr << kCommand << "recorded " << (entry.passed ? "passed" : "failed") << " for sha256 "
-            << entry.digest << " in " << file.string() << "\n";
+            << entry.digest << " under precision " << entry.precision << " in " << file.string()
+            << "\n";
   return true;
 }
 

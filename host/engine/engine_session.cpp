@@ -21,7 +21,25 @@ AlgentaDtype single_weight_dtype(const AlgentaPrecisionPolicy& policy) {
   return ALGENTA_DTYPE_NONE;
 }
 
+unsigned dtype_bytes(AlgentaDtype dtype) {
+  switch (dtype) {
+    case ALGENTA_DTYPE_F32: return 4;
+    case ALGENTA_DTYPE_BF16:
+    case ALGENTA_DTYPE_F16: return 2;
+    case ALGENTA_DTYPE_NONE: break;
+  }
+  return 0;
+}
+
 }  // namespace
+
+PolicyElementBytes policy_element_bytes(const AlgentaPrecisionPolicy& policy) {
+  PolicyElementBytes bytes;
+  bytes.weights = dtype_bytes(single_weight_dtype(policy));
+  if (policy.precision == ALGENTA_PRECISION_EXACT) bytes.kv = 4;
+  if (policy.precision == ALGENTA_PRECISION_BF16) bytes.kv = 2;
+  return bytes;
+}
 
 std::string dtype_text(AlgentaDtype dtype) {
   switch (dtype) {

@@ -93,6 +93,16 @@ const AlgentaPrecisionPolicy& precision_policy(const loader::LoadedPlugin& plugi
 // "exact, bf16": the policies a plugin declares.
 std::string precision_names(const loader::LoadedPlugin& plugin);
 
+// Bytes per element a policy keeps on the device, for byte accounting
+// (bench): weights in the one type the policy holds them in (0 when it holds
+// several: then they stay as prepared), the KV cache in fp32 under exact and
+// bf16 under bf16 (DESIGN.md, "Precision policies"); 0 when not known.
+struct PolicyElementBytes {
+  unsigned weights = 0;
+  unsigned kv = 0;
+};
+PolicyElementBytes policy_element_bytes(const AlgentaPrecisionPolicy& policy);
+
 // "bf16" for ALGENTA_DTYPE_BF16, ...
 std::string dtype_text(AlgentaDtype dtype);
 

@@ -18,6 +18,11 @@ std::unique_ptr<loader::LoadedPlugin> choose_and_load(const HostPaths& paths,
 std::unique_ptr<loader::LoadedPlugin> choose_and_load(const Catalog& catalog,
                                                       const std::string& backend,
                                                       bool allow_oracle) {
+  return load_chosen_plugin(catalog, choose_plugin(catalog, backend, allow_oracle));
+}
+
+loader::Candidate choose_plugin(const Catalog& catalog, const std::string& backend,
+                                bool allow_oracle) {
 #ifndef ALGENTA_HAVE_CUDA_ENGINES
   if (backend == "auto" || backend == "cuda") {
     throw ChoiceRefused(
@@ -30,13 +35,18 @@ std::unique_ptr<loader::LoadedPlugin> choose_and_load(const Catalog& catalog,
       loader::select_plugin(catalog.candidates, loader::probe_gpus(), backend, allow_oracle);
   log_rejections(selection.rejected);
   if (!selection.chosen) throw ChoiceRefused(selection.failure);
+  return *selection.chosen;
+}
+
+std::unique_ptr<loader::LoadedPlugin> load_chosen_plugin(const Catalog& catalog,
+                                                         const loader::Candidate& chosen) {
   try {
-    auto plugin = loader::load_verified_plugin(selection.chosen->bundle, selection.chosen->entry, {},
+    auto plugin = loader::load_verified_plugin(chosen.bundle, chosen.entry, {},
                                               catalog.library_directories);
     std::cerr << "selected " << describe_descriptor(plugin->table()) << "\n";
     return plugin;
   } catch (const std::exception& e) {
-    throw ChoiceRefused("refused to load " + selection.chosen->entry.name + ": " + e.what());
+    throw ChoiceRefused("refused to load " + chosen.entry.name + ": " + e.what());
   }
 }
 

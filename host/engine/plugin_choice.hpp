@@ -30,4 +30,13 @@ std::unique_ptr<loader::LoadedPlugin> choose_and_load(const Catalog& catalog,
                                                       const std::string& backend,
                                                       bool allow_oracle);
 
+// The two halves of choose_and_load, for a command that checks the chosen
+// build (bench: its verify record) before any of its code is loaded.
+// choose_plugin throws ChoiceRefused naming why nothing was chosen;
+// load_chosen_plugin throws ChoiceRefused naming why it could not be loaded.
+loader::Candidate choose_plugin(const Catalog& catalog, const std::string& backend,
+                                bool allow_oracle);
+std::unique_ptr<loader::LoadedPlugin> load_chosen_plugin(const Catalog& catalog,
+                                                         const loader::Candidate& chosen);
+
 }  // namespace algenta::host

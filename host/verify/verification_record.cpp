@@ -32,6 +32,13 @@ bool is_digest(const std::string& text) {
          });
 }
 
+// A policy name as descriptors spell them: lowercase letters, digits, '_'.
+bool is_policy_name(const std::string& text) {
+  return !text.empty() && text.size() <= 32 && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+         });
+}
+
 bool is_verdict(const std::string& text) {
   return std::find(std::begin(kVerdicts), std::end(kVerdicts), text) != std::end(kVerdicts);
 }
@@ -45,13 +52,32 @@ std::string field_string(const fs::path& file, const json& object, const std::st
   return found->get<std::string>();
 }
 
-VerificationRecord parse_record(const fs::path& file, const std::string& digest,
+// Schema /1 keys are digests; schema /2 keys are "<digest>/<precision>", or
+// a bare digest for a record carried over from /1 (which has no precision).
+VerificationRecord parse_record(const fs::path& file, bool per_policy, const std::string& key,
                                 const json& value) {
-  const std::string where = "plugins." + digest;
-  if (!is_digest(digest)) malformed(file, "key " + json(digest).dump() + " is not a sha256 digest");
+  const std::string where = "plugins." + key;
+  const std::size_t slash = key.find('/');
+  const std::string digest = key.substr(0, slash);
+  const std::string precision = slash == std::string::npos ? "" : key.substr(slash + 1);
+  const bool policy_ok = slash == std::string::npos || (per_policy && is_policy_name(precision));
+  if (!is_digest(digest) || !policy_ok) {
+    malformed(file, "key " + json(key).dump() + " is not a sha256 digest" +
+                        (per_policy ? " or \"<sha256>/<precision policy>\"" : ""));
+  }
   if (!value.is_object()) malformed(file, where + " is not an object");
   VerificationRecord record;
   record.digest = digest;
+  record.precision = precision;
+  if (precision.empty()) {
+    if (value.contains("precision")) {
+      malformed(file, where + ".precision is set but the key names no policy (expected \"" +
+                          digest + "/<precision>\")");
+    }
+  } else if (field_string(file, value, where, "precision") != precision) {
+    malformed(file, where + ".precision is not " + json(precision).dump() +
+                        ", the policy its key names");
+  }
   record.plugin = field_string(file, value, where, "plugin");
   record.model_dir = field_string(file, value, where, "model_dir");
   record.time = field_string(file, value, where, "time");
@@ -90,26 +116,34 @@ std::map<std::string, VerificationRecord> parse_records(const fs::path& file,
                    "); it was left as it is (move it away to start a new record)");
   }
   if (!root.is_object()) malformed(file, "the top level is not an object");
-  if (!root.contains("schema") || root["schema"] != kVerificationSchema) {
-    malformed(file, std::string("\"schema\" is not \"") + kVerificationSchema + "\"");
+  const bool per_policy = root.contains("schema") && root["schema"] == kVerificationSchema;
+  if (!per_policy && !(root.contains("schema") && root["schema"] == kVerificationSchemaV1)) {
+    malformed(file, std::string("\"schema\" is not \"") + kVerificationSchema + "\" (or \"" +
+                        kVerificationSchemaV1 + "\")");
   }
   if (!root.contains("plugins") || !root["plugins"].is_object()) {
     malformed(file, "\"plugins\" is missing or not an object");
   }
   std::map<std::string, VerificationRecord> records;
-  for (const auto& [digest, value] : root["plugins"].items()) {
-    records[digest] = parse_record(file, digest, value);
+  for (const auto& [key, value] : root["plugins"].items()) {
+    records[key] = parse_record(file, per_policy, key, value);
   }
   return records;
 }
 
 json to_json(const VerificationRecord& record) {
-  return {{"plugin", record.plugin}, {"model_dir", record.model_dir},
-          {"passed", record.passed}, {"gates", record.gates},
-          {"time", record.time},     {"host_version", record.host_version}};
+  json value = {{"plugin", record.plugin}, {"model_dir", record.model_dir},
+                {"passed", record.passed}, {"gates", record.gates},
+                {"time", record.time},     {"host_version", record.host_version}};
+  if (!record.precision.empty()) value["precision"] = record.precision;
+  return value;
 }
 
 }  // namespace
+
+std::string verification_key(const std::string& digest, const std::string& precision) {
+  return precision.empty() ? digest : digest + "/" + precision;
+}
 
 fs::path verification_file_beside(const fs::path& state_file) {
   const fs::path directory =
@@ -133,6 +167,11 @@ void record_verification(const fs::path& file, const VerificationRecord& record)
                                   json(record.digest).dump() +
                                   ": expected 64 lowercase hex digits (a sha256)");
   }
+  if (!is_policy_name(record.precision)) {
+    throw VerificationRecordError("cannot record a verification under precision " +
+                                  json(record.precision).dump() +
+                                  ": expected a policy name such as \"exact\" or \"bf16\"");
+  }
   for (const auto& [gate, verdict] : record.gates) {
     if (!is_verdict(verdict)) {
       throw VerificationRecordError("cannot record gate " + gate + " as " + json(verdict).dump() +
@@ -140,9 +179,9 @@ void record_verification(const fs::path& file, const VerificationRecord& record)
     }
   }
   std::map<std::string, VerificationRecord> records = read_verifications(file);
-  records[record.digest] = record;
+  records[verification_key(record.digest, record.precision)] = record;
   json plugins = json::object();
-  for (const auto& [digest, kept] : records) plugins[digest] = to_json(kept);
+  for (const auto& [key, kept] : records) plugins[key] = to_json(kept);
   const json root = {{"schema", kVerificationSchema}, {"plugins", plugins}};
   try {
     manifest::write_file_atomically(file, root.dump(2) + "\n");
@@ -151,15 +190,26 @@ void record_verification(const fs::path& file, const VerificationRecord& record)
   }
 }
 
-std::optional<VerificationRecord> verification_of(const fs::path& file, const std::string& digest) {
+std::optional<VerificationRecord> verification_of(const fs::path& file, const std::string& digest,
+                                                  const std::string& precision) {
+  if (precision.empty()) return std::nullopt;  // a /1 record names no policy
   const std::map<std::string, VerificationRecord> records = read_verifications(file);
-  const auto found = records.find(digest);
+  const auto found = records.find(verification_key(digest, precision));
   if (found == records.end()) return std::nullopt;
   return found->second;
 }
 
-bool verified(const fs::path& file, const std::string& digest) {
-  const std::optional<VerificationRecord> record = verification_of(file, digest);
+std::vector<VerificationRecord> verifications_of_digest(const fs::path& file,
+                                                        const std::string& digest) {
+  std::vector<VerificationRecord> found;
+  for (const auto& [key, record] : read_verifications(file)) {
+    if (record.digest == digest) found.push_back(record);
+  }
+  return found;
+}
+
+bool verified(const fs::path& file, const std::string& digest, const std::string& precision) {
+  const std::optional<VerificationRecord> record = verification_of(file, digest, precision);
   return record.has_value() && record->passed;
 }
 

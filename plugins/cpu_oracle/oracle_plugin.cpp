@@ -8,6 +8,13 @@
 #include "plugin_support/plugin_error.hpp"
 #include "plugin_support/plugin_table.hpp"
 
+// Test builds may present the oracle as an engine (role engine, target
+// cpu), so that what the host demands of engines (bench: a passing verify
+// record) can be tested without a GPU. The vendor build is always the oracle.
+#ifndef ALGENTA_ORACLE_ROLE
+#define ALGENTA_ORACLE_ROLE ALGENTA_ROLE_ORACLE
+#endif
+
 namespace algenta::oracle {
 namespace {
 
@@ -71,7 +78,7 @@ constexpr AlgentaDescriptor kDescriptor = {
     .struct_size = ALGENTA_Descriptor_STRUCT_SIZE,
     .extension = nullptr,
     .name = ALGENTA_ORACLE_PLUGIN_NAME,
-    .role = ALGENTA_ROLE_ORACLE,
+    .role = ALGENTA_ORACLE_ROLE,
     .target = "cpu",
     .version = ALGENTA_PLUGIN_VERSION,
     .families = kFamilies,

@@ -130,8 +130,9 @@ def test_every_gate_passes_for_the_oracle_with_a_transformers_reference(
     assert transformers["reference"]["dtype"] == "float32"
     assert [c["check"] for c in transformers["checks"]] == [f"L={n}" for n in REFERENCE_LENGTHS]
 
-    record = record_of(host)["plugins"][digest]
+    record = record_of(host)["plugins"][digest + "/exact"]
     assert record["passed"] is True and record["plugin"] == "cpu_oracle"
+    assert record["precision"] == "exact"
     assert record["gates"] == {gate: "PASS" for gate in GATES}
     assert record["model_dir"] == os.path.abspath(model) and record["time"].endswith("Z")
 
@@ -146,7 +147,7 @@ def test_without_a_reference_the_transformers_gate_is_not_run(host, model, tmp_p
     result = json.loads(out.read_text())
     assert result["passed"] is False and result["exit_code"] == 4
     assert [g["verdict"] for g in result["gates"]] == ["PASS", "PASS", "PASS", "NOT RUN"]
-    record = record_of(host)["plugins"][result["plugin"]["sha256"]]
+    record = record_of(host)["plugins"][result["plugin"]["sha256"] + "/exact"]
     assert record["passed"] is False and record["gates"]["transformers"] == "NOT RUN"
 
 
@@ -221,7 +222,7 @@ def test_a_planted_bug_fails_the_oracle_gate_with_the_divergence(host, model, mu
         assert f"step {d['step']} (position {d['position']}): plugin {d['plugin_token']}, " \
                f"oracle {d['oracle_token']}" in check["details"]
 
-    record = record_of(host)["plugins"][digest]
+    record = record_of(host)["plugins"][digest + "/exact"]
     assert record["passed"] is False and record["plugin"] == "cpu_oracle_mutant_gqa"
     assert record["gates"]["oracle"] == "FAIL"
 

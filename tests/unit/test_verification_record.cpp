@@ -19,6 +19,7 @@ host::VerificationRecord passed_record(const std::string& digest) {
   host::VerificationRecord record;
   record.digest = digest;
   record.plugin = "cuda_sm90a";
+  record.precision = "exact";
   record.model_dir = "/models/qwen3-0.6b";
   record.passed = true;
   record.gates = {
@@ -40,8 +41,8 @@ TEST_CASE("a missing record file holds no verification", "[verification-record]"
   test::TempDir dir;
   const fs::path file = dir.path() / "verification.json";
   CHECK(host::read_verifications(file).empty());
-  CHECK_FALSE(host::verification_of(file, kDigestA).has_value());
-  CHECK_FALSE(host::verified(file, kDigestA));
+  CHECK_FALSE(host::verification_of(file, kDigestA, "exact").has_value());
+  CHECK_FALSE(host::verified(file, kDigestA, "exact"));
 }
 
 TEST_CASE("a recorded run reads back unchanged", "[verification-record]") {
@@ -49,13 +50,13 @@ TEST_CASE("a recorded run reads back unchanged", "[verification-record]") {
   const fs::path file = dir.path() / "state" / "verification.json";  // directory made on demand
   const host::VerificationRecord record = passed_record(kDigestA);
   host::record_verification(file, record);
-  const auto back = host::verification_of(file, kDigestA);
+  const auto back = host::verification_of(file, kDigestA, "exact");
   REQUIRE(back.has_value());
   CHECK(*back == record);
-  CHECK(host::verified(file, kDigestA));
+  CHECK(host::verified(file, kDigestA, "exact"));
 }
 
-TEST_CASE("records are kept per digest; a later run replaces an earlier one",
+TEST_CASE("records are kept per digest and policy; a later run replaces an earlier one",
           "[verification-record]") {
   test::TempDir dir;
   const fs::path file = dir.path() / "verification.json";
@@ -64,16 +65,50 @@ TEST_CASE("records are kept per digest; a later run replaces an earlier one",
   other.plugin = "cuda_sm80";
   host::record_verification(file, other);
   CHECK(host::read_verifications(file).size() == 2);
-  CHECK(host::verification_of(file, kDigestB)->plugin == "cuda_sm80");
-  CHECK(host::verification_of(file, kDigestA)->plugin == "cuda_sm90a");
+  CHECK(host::verification_of(file, kDigestB, "exact")->plugin == "cuda_sm80");
+  CHECK(host::verification_of(file, kDigestA, "exact")->plugin == "cuda_sm90a");
 
   host::VerificationRecord rerun = passed_record(kDigestA);
   rerun.passed = false;
   rerun.gates["concurrent"] = "FAIL";
   host::record_verification(file, rerun);
   CHECK(host::read_verifications(file).size() == 2);
-  CHECK_FALSE(host::verified(file, kDigestA));
-  CHECK(host::verified(file, kDigestB));
+  CHECK_FALSE(host::verified(file, kDigestA, "exact"));
+  CHECK(host::verified(file, kDigestB, "exact"));
+
+  // Another policy of the same build is a record of its own.
+  host::VerificationRecord bf16 = passed_record(kDigestA);
+  bf16.precision = "bf16";
+  host::record_verification(file, bf16);
+  CHECK(host::read_verifications(file).size() == 3);
+  CHECK(host::verified(file, kDigestA, "bf16"));
+  CHECK_FALSE(host::verified(file, kDigestA, "exact"));
+  CHECK_FALSE(host::verified(file, kDigestB, "bf16"));
+  CHECK(host::verifications_of_digest(file, kDigestA).size() == 2);
+}
+
+TEST_CASE("a schema /1 file stays readable; its records count for no policy",
+          "[verification-record]") {
+  test::TempDir dir;
+  const fs::path file = dir.path() / "verification.json";
+  test::write_file(file, "{\"schema\": \"algenta.verification/1\", \"plugins\": {\"" + kDigestA +
+                             "\": {\"plugin\": \"cuda_sm90a\", \"model_dir\": \"m\", \"passed\": "
+                             "true, \"gates\": {\"oracle\": \"PASS\"}, \"time\": \"t\", "
+                             "\"host_version\": \"0.1.0\"}}}");
+  const auto records = host::verifications_of_digest(file, kDigestA);
+  REQUIRE(records.size() == 1);
+  CHECK(records[0].passed);
+  CHECK(records[0].precision.empty());
+  CHECK_FALSE(host::verified(file, kDigestA, "exact"));
+
+  // Rewritten as /2 with the old record kept under its digest.
+  host::record_verification(file, passed_record(kDigestB));
+  CHECK_THAT(test::read_file(file), Contains("algenta.verification/2") &&
+                                        Contains("\"" + kDigestA + "\"") &&
+                                        Contains("\"" + kDigestB + "/exact\""));
+  CHECK(host::read_verifications(file).size() == 2);
+  CHECK(host::verifications_of_digest(file, kDigestA).at(0).precision.empty());
+  CHECK(host::verified(file, kDigestB, "exact"));
 }
 
 TEST_CASE("a failed run is recorded as failed, with its gate verdicts", "[verification-record]") {
@@ -84,12 +119,12 @@ TEST_CASE("a failed run is recorded as failed, with its gate verdicts", "[verifi
   failed.gates["oracle"] = "FAIL";
   failed.gates["transformers"] = "NOT RUN";
   host::record_verification(file, failed);
-  const auto back = host::verification_of(file, kDigestA);
+  const auto back = host::verification_of(file, kDigestA, "exact");
   REQUIRE(back.has_value());
   CHECK_FALSE(back->passed);
   CHECK(back->gates.at("oracle") == "FAIL");
   CHECK(back->gates.at("transformers") == "NOT RUN");
-  CHECK_FALSE(host::verified(file, kDigestA));
+  CHECK_FALSE(host::verified(file, kDigestA, "exact"));
 }
 
 TEST_CASE("a malformed record is refused before anything is written", "[verification-record]") {
@@ -98,6 +133,9 @@ TEST_CASE("a malformed record is refused before anything is written", "[verifica
   host::VerificationRecord bad_digest = passed_record("not-a-digest");
   CHECK_THROWS_WITH(host::record_verification(file, bad_digest),
                     Contains("64 lowercase hex digits"));
+  host::VerificationRecord no_policy = passed_record(kDigestA);
+  no_policy.precision = "";
+  CHECK_THROWS_WITH(host::record_verification(file, no_policy), Contains("precision \"\""));
   host::VerificationRecord bad_verdict = passed_record(kDigestA);
   bad_verdict.gates["oracle"] = "ok";
   CHECK_THROWS_WITH(host::record_verification(file, bad_verdict),
@@ -112,8 +150,8 @@ TEST_CASE("a corrupt record file is a clear error, never a crash or a reset",
   const auto expect_refusal = [&](const std::string& bytes, const std::string& fact) {
     test::write_file(file, bytes);
     INFO(bytes);
-    CHECK_THROWS_AS(host::verification_of(file, kDigestA), host::VerificationRecordError);
-    CHECK_THROWS_WITH(host::verified(file, kDigestA), Contains(file.string()) && Contains(fact));
+    CHECK_THROWS_AS(host::verification_of(file, kDigestA, "exact"), host::VerificationRecordError);
+    CHECK_THROWS_WITH(host::verified(file, kDigestA, "exact"), Contains(file.string()) && Contains(fact));
     // Recording over it would lose the other records: refused, file untouched.
     CHECK_THROWS_AS(host::record_verification(file, passed_record(kDigestA)),
                     host::VerificationRecordError);
@@ -126,6 +164,19 @@ TEST_CASE("a corrupt record file is a clear error, never a crash or a reset",
   expect_refusal("{\"schema\": \"algenta.verification/1\"}", "\"plugins\"");
   expect_refusal("{\"schema\": \"algenta.verification/1\", \"plugins\": {\"xyz\": {}}}",
                  "not a sha256 digest");
+  // A policy in the key is schema /2 only, and must agree with the record.
+  expect_refusal("{\"schema\": \"algenta.verification/1\", \"plugins\": {\"" + kDigestA +
+                     "/exact\": {}}}",
+                 "not a sha256 digest");
+  expect_refusal("{\"schema\": \"algenta.verification/2\", \"plugins\": {\"" + kDigestA +
+                     "/Exact!\": {}}}",
+                 "<sha256>/<precision policy>");
+  expect_refusal("{\"schema\": \"algenta.verification/2\", \"plugins\": {\"" + kDigestA +
+                     "/exact\": {\"precision\": \"bf16\"}}}",
+                 ".precision is not \"exact\"");
+  expect_refusal("{\"schema\": \"algenta.verification/2\", \"plugins\": {\"" + kDigestA +
+                     "\": {\"precision\": \"bf16\"}}}",
+                 "the key names no policy");
   const std::string prefix =
       "{\"schema\": \"algenta.verification/1\", \"plugins\": {\"" + kDigestA + "\": ";
   expect_refusal(prefix +

@@ -1,0 +1,46 @@
+#include "bench/cell_summary.hpp"
+
+#include <functional>
+
+namespace algenta::host::bench {
+namespace {
+
+Figure figure_of(const std::vector<RunFigures>& runs,
+                 const std::function<double(const RunFigures&)>& pick) {
+  Figure figure;
+  for (const RunFigures& run : runs) figure.values.push_back(pick(run));
+  figure.spread = spread_of(figure.values);
+  return figure;
+}
+
+}  // namespace
+
+CellSummary summarize(const CellResult& cell, const DecodeBytes* bytes,
+                      const StreamBandwidth& bandwidth) {
+  CellSummary s;
+  s.prompt_tokens = cell.prompt_tokens;
+  s.generated_tokens = cell.generated_tokens;
+  s.ttft_s = figure_of(cell.runs, [](const RunFigures& r) { return r.ttft_s; });
+  s.prefill_tokens_per_s =
+      figure_of(cell.runs, [](const RunFigures& r) { return r.prefill_tokens_per_s; });
+  s.decode_tokens_per_s =
+      figure_of(cell.runs, [](const RunFigures& r) { return r.decode_tokens_per_s; });
+  s.inter_token_p50_s =
+      figure_of(cell.runs, [](const RunFigures& r) { return r.inter_token_p50_s; });
+  s.inter_token_p95_s =
+      figure_of(cell.runs, [](const RunFigures& r) { return r.inter_token_p95_s; });
+  s.peak_device_bytes = cell.device.bytes();
+  s.mean_decode_context = mean_decode_context(cell.prompt_tokens, cell.generated_tokens);
+  if (bytes != nullptr) {
+    s.decode_bytes_per_token = mean_decode_bytes(*bytes, cell.prompt_tokens, cell.generated_tokens);
+  }
+  if (s.decode_bytes_per_token && bandwidth.available) {
+    const double bytes_per_second = bandwidth.gbytes_per_s * 1e9;
+    s.bandwidth_fraction = figure_of(cell.runs, [&](const RunFigures& r) {
+      return *s.decode_bytes_per_token * r.decode_tokens_per_s / bytes_per_second;
+    });
+  }
+  return s;
+}
+
+}  // namespace algenta::host::bench

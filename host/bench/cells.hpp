@@ -1,0 +1,52 @@
+// The measurement: for each prompt length L and generated-token count G (a
+// cell), `warmup` untimed greedy runs, then `runs` timed ones (timed_run.hpp).
+// Prompts are seeded (seeded_prompt.hpp: kBenchSeedBase + L * 65536 + run),
+// one sequence at a time; every run frees its sequence.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <vector>
+
+#include "bench/bench_arguments.hpp"
+#include "bench/run_figures.hpp"
+#include "engine/engine_session.hpp"
+
+namespace algenta::host::bench {
+
+// Device memory in use, from memory reports: device_total - device_free at
+// the lowest free seen. nullopt for a plugin that reports no device (CPU).
+class DevicePeak {
+ public:
+  void add(const MemoryReport& report);
+  std::optional<std::uint64_t> bytes() const;
+
+ private:
+  std::uint64_t total_ = 0;
+  std::optional<std::uint64_t> lowest_free_;
+};
+
+struct CellResult {
+  std::size_t prompt_tokens = 0;
+  std::size_t generated_tokens = 0;
+  std::vector<RunFigures> runs;  // the timed runs, in order
+  DevicePeak device;             // read at the end of each timed run
+};
+
+struct CellsResult {
+  std::vector<CellResult> cells;
+  // When the first token of the first run (a warm-up one) was on the host.
+  std::chrono::steady_clock::time_point first_token_at;
+  DevicePeak device;  // after open and at the end of every run
+};
+
+std::uint64_t bench_prompt_seed(std::size_t prompt_tokens, std::size_t run);
+
+// One line per cell on `progress` as it finishes.
+CellsResult run_cells(EngineSession& session, const BenchArguments& arguments,
+                      std::ostream& progress);
+
+}  // namespace algenta::host::bench
