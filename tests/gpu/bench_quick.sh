@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# A first `bench` on the H200: verify cuda_sm90a on a fixture (bench runs
+# only verified builds), then Qwen3-0.6B and Llama-3.2-1B shapes from
+# synthetic weights, exact policy.
+#   tests/gpu/bench_quick.sh RESULTS_DIR
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+results=${1:?usage: tests/gpu/bench_quick.sh RESULTS_DIR}
+mkdir -p "$results"
+BUILD_DIR=${BUILD_DIR:-build}
+host="$BUILD_DIR/bin/algenta-host"
+work=$(mktemp -d)
+source tests/gpu/host_config.sh
+h() { "$host" --state-file "$work/state.json" "$@"; }
+h prepare tests/fixtures/oracle/qwen3 --out "$work/qwen3" --dtype bf16 >/dev/null 2>&1
+"${PYTHON:-python3}" tests/tools/make_transformers_reference.py --model tests/fixtures/oracle/qwen3 \
+  --out "$work/ref.json" >"$results/reference.log" 2>&1
+h verify --model "$work/qwen3" --plugin cuda_sm90a --lengths 256 --tokens 32 \
+  --transformers-reference "$work/ref.json" >"$results/verify.log" 2>&1
+echo "verify exit $?: $(grep -o 'PASSED.*\|FAILED.*' "$results/verify.log" | head -1)"
+for config in Qwen3-0.6B Llama-3.2-1B; do
+  h bench --plugin cuda_sm90a --synthetic-weights 1 --config "tests/fixtures/configs/$config/config.json" \
+    --shapes 256,1024 --gen 64 --runs 3 --json "$results/bench_$config.json" >"$results/bench_$config.log" 2>&1
+  echo "bench $config exit $?"; cat "$results/bench_$config.log" | tail -12
+done
+rm -rf "$work"
