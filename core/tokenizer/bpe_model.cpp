@@ -115,7 +115,8 @@ BpeModel BpeModel::from_json(const nlohmann::json& section, std::string_view pat
   const auto merges = read_merges(jf::required(section, "merges", path), merges_path);
   model.merges_.reserve(merges.size());
   for (std::size_t rank = 0; rank < merges.size(); ++rank) {
-    const auto& [left, right, json_index] = merges[rank];
+    const auto& [left, right, merge_index] = merges[rank];
+    const std::size_t json_index = merge_index;  // clang 14 cannot capture a structured binding
     const auto find = [&](const std::string& token) {
       const auto it = model.vocab_.find(token);
       if (it == model.vocab_.end()) {
