@@ -4,7 +4,6 @@
 // finish within --drain-timeout-ms, and exit 0.
 #include <signal.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -41,11 +40,7 @@ std::string model_name_for(const ServeOptions& options) {
 
 serve::ApiKeys load_keys(const ServeOptions& options) {
   std::vector<std::string> warnings;
-  const char* env = std::getenv("ALGENTA_API_KEYS");
-  serve::ApiKeys keys = serve::ApiKeys::load(
-      options.api_key_file.empty() ? std::nullopt
-                                   : std::optional<std::filesystem::path>(options.api_key_file),
-      env ? std::optional<std::string>(env) : std::nullopt, warnings);
+  serve::ApiKeys keys = serve::ApiKeys::from_flag_and_environment(options.api_key_file, warnings);
   for (const std::string& w : warnings) std::cerr << kCommand << ": warning: " << w << "\n";
   if (!keys.enabled()) {
     std::cerr << kCommand << ": no API keys configured: every route is open to anyone who can "
@@ -74,7 +69,7 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
   settings.model_name = model_name_for(options);
   settings.is_oracle = session.plugin().entry().role == "oracle";
   settings.keys = std::move(keys);
-  settings.limits = {session.max_context(), session.vocab_size(), options.max_prompt_tokens};
+  settings.limits = {session.max_context(), options.max_prompt_tokens};
   settings.caps.max_tokens = session.max_context();
   settings.caps.max_token_id = std::int64_t(session.vocab_size()) - 1;
   settings.caps.max_prompt_token_ids = session.max_context();

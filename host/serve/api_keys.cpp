@@ -1,5 +1,7 @@
 #include "serve/api_keys.hpp"
 
+#include <cstdlib>
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <sys/stat.h>
@@ -93,6 +95,13 @@ std::vector<std::string> parse_key_list(std::string_view text) {
     text = text.substr(comma + 1);
   }
   return keys;
+}
+
+ApiKeys ApiKeys::from_flag_and_environment(const std::string& key_file,
+                                           std::vector<std::string>& warnings) {
+  const char* env = std::getenv("ALGENTA_API_KEYS");
+  return load(key_file.empty() ? std::nullopt : std::optional<std::filesystem::path>(key_file),
+              env ? std::optional<std::string>(env) : std::nullopt, warnings);
 }
 
 ApiKeys ApiKeys::load(const std::optional<std::filesystem::path>& file,

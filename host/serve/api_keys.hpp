@@ -36,6 +36,10 @@ class ApiKeys {
                       const std::optional<std::string>& env_value,
                       std::vector<std::string>& warnings);
   static ApiKeys from_keys(const std::vector<std::string>& keys);
+  // load() from a --api-key-file flag (empty: none) and the process's
+  // ALGENTA_API_KEYS variable (unset: none): what a server's command line gives.
+  static ApiKeys from_flag_and_environment(const std::string& key_file,
+                                           std::vector<std::string>& warnings);
 
   bool enabled() const { return !digests_.empty(); }
   std::size_t size() const { return digests_.size(); }

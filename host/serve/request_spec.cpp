@@ -137,15 +137,10 @@ GenerationSpec completion_spec(const openai::CompletionRequest& request,
       throw ApiError(ErrorKind::invalid_request, e.what(), "prompt");
     }
   } else {
-    const auto& ids = std::get<std::vector<std::int64_t>>(request.prompt);
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      if (ids[i] < 0 || ids[i] >= std::int64_t(limits.vocab_size)) {
-        throw ApiError(ErrorKind::invalid_request,
-                       "prompt[" + std::to_string(i) + "] is token id " + std::to_string(ids[i]) +
-                           "; ids must be in [0, " + std::to_string(limits.vocab_size) + ")",
-                       "prompt");
-      }
-      prompt.push_back(static_cast<std::int32_t>(ids[i]));
+    // The parser has bounded each id by RequestCaps::max_token_id (the
+    // vocabulary's last id), naming the index of one outside it.
+    for (const std::int64_t id : std::get<std::vector<std::int64_t>>(request.prompt)) {
+      prompt.push_back(static_cast<std::int32_t>(id));
     }
   }
   const int top = request.logprobs.value_or(0);

@@ -1,6 +1,7 @@
 // From a parsed OpenAI request to what the engine loop runs: the prompt's
 // token ids (chat template or text, or ids as given) and the decoding rules,
-// checked against the served context. Every refusal is an ApiError (400)
+// checked against the served context. Token ids arrive already bounded by
+// the parser's RequestCaps::max_token_id. Every refusal is an ApiError (400)
 // naming the field, the value and the allowed range.
 #pragma once
 
@@ -14,7 +15,6 @@ namespace algenta::serve {
 
 struct ContextLimits {
   std::uint32_t max_context = 0;       // tokens per sequence the engine serves
-  std::uint32_t vocab_size = 0;        // token ids must be below this
   std::uint32_t max_prompt_tokens = 0; // 0: max_context - 1
 };
 

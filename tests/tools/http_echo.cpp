@@ -260,10 +260,7 @@ int main(int argc, char** argv) {
 
   try {
     std::vector<std::string> warnings;
-    const char* env = std::getenv("ALGENTA_API_KEYS");
-    config.keys = serve::ApiKeys::load(
-        key_file.empty() ? std::nullopt : std::optional<std::filesystem::path>(key_file),
-        env ? std::optional<std::string>(env) : std::nullopt, warnings);
+    config.keys = serve::ApiKeys::from_flag_and_environment(key_file, warnings);
     for (const std::string& w : warnings) std::cerr << "algenta_http_echo: warning: " << w << "\n";
   } catch (const serve::ApiKeyError& e) {
     std::cerr << "algenta_http_echo: " << e.what() << "\n";
