@@ -68,6 +68,19 @@ const char* route_method(Route route) {
   }
 }
 
+const char* route_name(Route route) {
+  switch (route) {
+    case Route::chat_completions: return "chat_completions";
+    case Route::completions: return "completions";
+    case Route::models: return "models";
+    case Route::model: return "model";
+    case Route::health: return "health";
+    case Route::ready: return "ready";
+    case Route::metrics: return "metrics";
+    default: return "other";
+  }
+}
+
 bool route_needs_key(Route route) { return route != Route::health && route != Route::ready; }
 
 Route resolve_route(std::string_view method, std::string_view path) {

@@ -24,6 +24,8 @@ enum class Route {
 // By path alone (no query); one trailing slash is ignored.
 Route match_route(std::string_view path);
 const char* route_method(Route route);  // "GET" or "POST"; "" for the 404 routes
+// The route's label in /metrics ("chat_completions", ...; "other" for the 404 routes).
+const char* route_name(Route route);
 bool route_needs_key(Route route);
 // The {id} of /v1/models/{id}.
 std::string model_in_path(std::string_view path);

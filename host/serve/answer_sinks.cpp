@@ -1,11 +1,13 @@
 #include "serve/answer_sinks.hpp"
 
+#include "openai/routes.hpp"
 #include "serve/error_responses.hpp"
 
 namespace algenta::serve {
 
 const char* answer_route_name(AnswerKind kind) {
-  return kind == AnswerKind::chat ? "chat_completions" : "completions";
+  return openai::route_name(kind == AnswerKind::chat ? openai::Route::chat_completions
+                                                    : openai::Route::completions);
 }
 
 WholeAnswerSink::WholeAnswerSink(AnswerKind kind, openai::AnswerMeta meta, bool logprobs,

@@ -13,19 +13,6 @@ using openai::ApiError;
 using openai::ErrorKind;
 using openai::Route;
 
-const char* route_name(Route route) {
-  switch (route) {
-    case Route::chat_completions: return "chat_completions";
-    case Route::completions: return "completions";
-    case Route::models: return "models";
-    case Route::model: return "model";
-    case Route::health: return "health";
-    case Route::ready: return "ready";
-    case Route::metrics: return "metrics";
-    default: return "other";
-  }
-}
-
 http::Response json_response(const nlohmann::ordered_json& body) {
   http::Response r;
   r.body = openai::dump(body);
@@ -80,10 +67,10 @@ void ApiHandler::handle(http::Request request, std::shared_ptr<http::ResponseWri
       default:
         throw ApiError(ErrorKind::route_not_found, "no endpoint " + path);
     }
-    metrics_.request_done(route_name(route), 200);
+    metrics_.request_done(openai::route_name(route), 200);
   } catch (const ApiError& e) {
     writer->send(api_error_response(e, path));
-    metrics_.request_done(route_name(route), openai::error_entry(e.kind).status);
+    metrics_.request_done(openai::route_name(route), openai::error_entry(e.kind).status);
   }
 }
 
