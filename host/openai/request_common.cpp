@@ -101,7 +101,8 @@ Sampling read_sampling(FieldReader& fields, const RequestCaps& caps) {
   s.max_tokens = max_completion_tokens ? max_completion_tokens : max_tokens;
   s.temperature = fields.number("temperature", 0.0, 2.0).value_or(1.0);
   s.top_p = fields.number("top_p", 0.0, 1.0, true).value_or(1.0);
-  if (const auto k = fields.integer("top_k", -1, caps.max_token_id); k && *k > 0) s.top_k = k;
+  // top_k counts tokens: up to the vocabulary's size, one more than its last id.
+  if (const auto k = fields.integer("top_k", -1, caps.max_token_id + 1); k && *k > 0) s.top_k = k;
   s.min_p = fields.number("min_p", 0.0, 1.0).value_or(0.0);
   s.presence_penalty = fields.number("presence_penalty", -2.0, 2.0).value_or(0.0);
   s.frequency_penalty = fields.number("frequency_penalty", -2.0, 2.0).value_or(0.0);

@@ -177,3 +177,11 @@ TEST_CASE("the model must be the one served") {
     CHECK_THAT(e.what(), Catch::Contains("'gpt-4' does not exist"));
   }
 }
+
+TEST_CASE("top_k may name the whole vocabulary, one more than the last token id") {
+  RequestCaps caps;
+  caps.max_token_id = 99;  // a vocabulary of 100
+  const std::string base = R"({"model":"m","messages":[{"role":"user","content":"a"}],"top_k":)";
+  CHECK(parse_chat_request(base + "100}", caps).sampling.top_k == 100);
+  CHECK_THROWS_AS(parse_chat_request(base + "101}", caps), ApiError);
+}
