@@ -47,77 +47,17 @@ __device__ __forceinline__ const float* block_base(const float* base, const Page
 // hits bank (j + d) % 32: no conflicts.
 constexpr int kKeyStageFloats = 16 * (128 + 1);
 
-// Loads kept in flight per lane before the first is used: the loops below
-// would otherwise wait one memory latency per element.
-constexpr int kStageBatch = 8;   // float4 per lane per round of stage_keys
-constexpr int kValueBatch = 8;   // value rows per round of the value loop
-
 // Keys [first, first + count) of a block, copied whole-warp and coalesced
 // (consecutive lanes read consecutive floats) into `stage` rows of `pitch`.
-// When head_dim is a multiple of 4 the keys are read as float4, kStageBatch
-// per lane before any is stored.
 __device__ void stage_keys(const float* keys, int first, int count, int hd, int pitch, float* stage) {
   const float* source = keys + first * hd;
   const int total = count * hd;
-  const int lane = threadIdx.x % 32;
   __syncwarp();  // the previous pass is done reading
-  if (hd % 4 == 0) {
-    const float4* source4 = reinterpret_cast<const float4*>(source);
-    const int total4 = total / 4;
-    for (int base = 0; base < total4; base += 32 * kStageBatch) {
-      float4 loaded[kStageBatch];
-#pragma unroll
-      for (int k = 0; k < kStageBatch; ++k) {
-        const int i = base + 32 * k + lane;
-        if (i < total4) loaded[k] = __ldg(source4 + i);
-      }
-#pragma unroll
-      for (int k = 0; k < kStageBatch; ++k) {
-        const int i = base + 32 * k + lane;
-        if (i >= total4) continue;
-        const int row = 4 * i / hd;
-        float* target = stage + row * pitch + (4 * i - row * hd);
-        target[0] = loaded[k].x;
-        target[1] = loaded[k].y;
-        target[2] = loaded[k].z;
-        target[3] = loaded[k].w;
-      }
-    }
-  } else {
-    for (int i = lane; i < total; i += 32) {
-      const int row = i / hd;
-      stage[row * pitch + (i - row * hd)] = source[i];
-    }
+  for (int i = threadIdx.x % 32; i < total; i += 32) {
+    const int row = i / hd;
+    stage[row * pitch + (i - row * hd)] = source[i];
   }
   __syncwarp();
-}
-
-// acc[i] += weight_j * value_j[lane + 32 i] for j = 0 .. valid-1 in that
-// order (the order fixes the bits); kValueBatch rows are loaded before the
-// first is multiplied.
-__device__ void accumulate_values(const float* values, int valid, int hd, float weight,
-                                  RunningSoftmax& state) {
-  const int lane = threadIdx.x % 32;
-  for (int j0 = 0; j0 < valid; j0 += kValueBatch) {
-    float rows[kValueBatch][kMaxHeadDimPerLane];
-#pragma unroll
-    for (int jj = 0; jj < kValueBatch; ++jj) {
-#pragma unroll
-      for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
-        const int d = lane + 32 * i;
-        rows[jj][i] = (j0 + jj < valid && d < hd) ? __ldg(values + (j0 + jj) * hd + d) : 0.f;
-      }
-    }
-#pragma unroll
-    for (int jj = 0; jj < kValueBatch; ++jj) {
-      const float w = __shfl_sync(0xffffffffu, weight, (j0 + jj) % 32);
-      if (j0 + jj >= valid) break;
-#pragma unroll
-      for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
-        if (lane + 32 * i < hd) state.acc[i] = __fmaf_rn(w, rows[jj][i], state.acc[i]);
-      }
-    }
-  }
 }
 
 // Adds keys [first_block * B, min(end_block * B, last + 1)) to `state`.
@@ -143,7 +83,6 @@ __device__ void attend_blocks(const float* query, const PagedKv& kv, int slot, i
       if (lane >= first && lane < first + count) {
         const float* key = key_stage + (lane - first) * pitch;
         float dot = 0.f;
-#pragma unroll 8
         for (int d = 0; d < hd; ++d) dot = __fmaf_rn(query[d], key[d], dot);
         score = __fmul_rn(dot, scale);
       }
@@ -154,7 +93,15 @@ __device__ void attend_blocks(const float* query, const PagedKv& kv, int slot, i
     state.sum = __fadd_rn(__fmul_rn(state.sum, rescale), warp_sum(weight));
 #pragma unroll
     for (int i = 0; i < kMaxHeadDimPerLane; ++i) state.acc[i] = __fmul_rn(state.acc[i], rescale);
-    accumulate_values(values, valid, hd, weight, state);
+    for (int j = 0; j < valid; ++j) {
+      const float w = __shfl_sync(0xffffffffu, weight, j);
+      const float* value = values + j * hd;
+#pragma unroll
+      for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+        const int d = lane + 32 * i;
+        if (d < hd) state.acc[i] = __fmaf_rn(w, value[d], state.acc[i]);
+      }
+    }
     state.max = new_max;
   }
 }

@@ -5,17 +5,14 @@
 // lo = Element(x - hi), each multiplied in turn, so x keeps about twice
 // Element's mantissa.
 //
-// Reduction order, fixed by K alone: a block of kMmaGemmSplit warps owns 8
-// output columns; warp s walks the 64-k chunks s, s + kMmaGemmSplit, ... in
-// increasing order (a split of K fixed for every shape, so a decode GEMM
-// with few columns still keeps every SM streaming weights). Inside a chunk,
-// lane quad t holds k = chunk + 16 t .. +15 of its W row (two 16-byte loads)
-// and of its two x rows; mma step s (0..7) multiplies the pairs
-// k = chunk + 16 t + 2 s + {0,1} of all four quads, hi first, then lo. The
-// warps' partial sums are then added in warp order, 0 first. Rows go through
-// the same steps in m-tiles of 16 whatever M is; a row's accumulators see
-// only its own x, so its result does not depend on M or on the other rows.
-// No atomics; ragged K and N are zero-padded, which adds exact zeros.
+// Reduction order, fixed by K alone: one warp owns 8 output columns and
+// walks K in chunks of 64 from k = 0. Inside a chunk, lane quad t holds
+// k = chunk + 16 t .. +15 of its W row (two 16-byte loads) and of its two x
+// rows; mma step s (0..7) multiplies the pairs k = chunk + 16 t + 2 s + {0,1}
+// of all four quads, hi first, then lo. Rows go through the same steps in
+// m-tiles of 16 whatever M is; a row's accumulators see only its own x, so
+// its result does not depend on M or on the other rows. No split-K, no
+// atomics; ragged K and N are zero-padded, which adds exact zeros.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -27,7 +24,7 @@
 
 namespace algenta::cuda {
 
-inline constexpr int kMmaGemmSplit = 8;     // warps per block, each a share of K
+inline constexpr int kMmaGemmWarps = 4;     // 8-column tiles per block
 inline constexpr int kMmaGemmChunk = 64;    // k per load step (4 quads x 16)
 inline constexpr int kMmaGemmTileRows = 16; // rows per m-tile
 
@@ -112,29 +109,27 @@ __device__ __forceinline__ void mma_chunk(float (&c)[4], const Sixteen<Element>&
 // weights: latency hidden by depth, not by more rows). The multiplication
 // order is the same for every depth.
 template <typename Element, bool kVec, bool kBottom, int kDepth>
-__global__ void __launch_bounds__(kMmaGemmSplit * 32)
+__global__ void __launch_bounds__(kMmaGemmWarps * 32)
     mma_gemm_kernel(const float* __restrict__ x, const Element* __restrict__ w,
                     float* __restrict__ y, int M, int N, int K) {
-  __shared__ float partial[kMmaGemmSplit][32][4];
   const int lane = threadIdx.x % 32;
-  const int warp = threadIdx.x / 32;
   const int g = lane / 4;  // row of A / column of B this lane feeds
   const int t = lane % 4;  // its quad: which 16 k of a chunk
-  const int n0 = blockIdx.x * 8;
+  const int n0 = (blockIdx.x * kMmaGemmWarps + threadIdx.x / 32) * 8;
+  if (n0 >= N) return;  // whole warps leave together
   const Element* w_row = n0 + g < N ? w + static_cast<int64_t>(n0 + g) * K : nullptr;
-  constexpr int kStride = kMmaGemmChunk * kMmaGemmSplit;  // between a warp's chunks
 
   for (int m0 = 0; m0 < M; m0 += kMmaGemmTileRows) {
     const float* x_top = m0 + g < M ? x + static_cast<int64_t>(m0 + g) * K : nullptr;
     const float* x_bottom = m0 + g + 8 < M ? x + static_cast<int64_t>(m0 + g + 8) * K : nullptr;
     float c[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int k0 = warp * kMmaGemmChunk; k0 < K; k0 += kStride * kDepth) {
+    for (int k0 = 0; k0 < K; k0 += kMmaGemmChunk * kDepth) {
       Sixteen<Element> wv[kDepth];
       Sixteen<float> top_x[kDepth];
       Sixteen<float> bottom_x[kBottom ? kDepth : 1];
 #pragma unroll
       for (int u = 0; u < kDepth; ++u) {
-        const int k = k0 + u * kStride + 16 * t;
+        const int k = k0 + u * kMmaGemmChunk + 16 * t;
         const int valid = K - k;  // <= 0 past the end: nothing is read
         // Rows past M or N read nothing and feed zeros.
         load16<Element, kVec>(w_row != nullptr ? w_row + k : w, w_row != nullptr ? valid : 0, wv[u]);
@@ -150,32 +145,19 @@ __global__ void __launch_bounds__(kMmaGemmSplit * 32)
       }
 #pragma unroll
       for (int u = 0; u < kDepth; ++u) {
-        if (k0 + u * kStride >= K) break;  // the same chunks as K alone gives
+        if (k0 + u * kMmaGemmChunk >= K) break;  // the same chunks as K alone gives
         mma_chunk<Element>(c, wv[u], top_x[u].v, bottom_x[kBottom ? u : 0].v);
       }
     }
+    const int column = n0 + 2 * t;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) partial[warp][lane][i] = c[i];
-    __syncthreads();
-    if (warp == 0) {
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        float sum = partial[0][lane][i];
-#pragma unroll
-        for (int s = 1; s < kMmaGemmSplit; ++s) sum = __fadd_rn(sum, partial[s][lane][i]);
-        c[i] = sum;
-      }
-      const int column = n0 + 2 * t;
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int row = m0 + g + 8 * half;
-        if (row >= M) continue;
-        float* out = y + static_cast<int64_t>(row) * N;
-        if (column < N) out[column] = c[2 * half];
-        if (column + 1 < N) out[column + 1] = c[2 * half + 1];
-      }
+    for (int half = 0; half < 2; ++half) {
+      const int row = m0 + g + 8 * half;
+      if (row >= M) continue;
+      float* out = y + static_cast<int64_t>(row) * N;
+      if (column < N) out[column] = c[2 * half];
+      if (column + 1 < N) out[column + 1] = c[2 * half + 1];
     }
-    __syncthreads();  // warp 0 has read the partials before the next tile writes them
   }
 }
 
@@ -183,9 +165,9 @@ template <typename Element, bool kVec>
 void launch_mma_gemm_variant(const float* x, const Element* w, float* y, int M, int N, int K,
                              dim3 grid, cudaStream_t stream) {
   if (M > 8) {
-    mma_gemm_kernel<Element, kVec, true, 2><<<grid, kMmaGemmSplit * 32, 0, stream>>>(x, w, y, M, N, K);
+    mma_gemm_kernel<Element, kVec, true, 2><<<grid, kMmaGemmWarps * 32, 0, stream>>>(x, w, y, M, N, K);
   } else {
-    mma_gemm_kernel<Element, kVec, false, 4><<<grid, kMmaGemmSplit * 32, 0, stream>>>(x, w, y, M, N, K);
+    mma_gemm_kernel<Element, kVec, false, 4><<<grid, kMmaGemmWarps * 32, 0, stream>>>(x, w, y, M, N, K);
   }
 }
 
@@ -195,7 +177,8 @@ cudaError_t launch_mma_gemm(const float* x, const Element* w, float* y, int M, i
                             cudaStream_t stream) {
   if (M < 0 || N < 0 || K < 0) return cudaErrorInvalidValue;
   if (M == 0 || N == 0) return cudaSuccess;
-  const dim3 grid((N + 7) / 8);
+  const int columns_per_block = kMmaGemmWarps * 8;
+  const dim3 grid((N + columns_per_block - 1) / columns_per_block);
   const bool aligned = K % 8 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
                        reinterpret_cast<uintptr_t>(w) % 16 == 0;
   if (aligned)
