@@ -139,7 +139,8 @@ int main(int argc, char** argv) {
   bench->add_option("--warmup", bench_options.warmup,
                     "untimed runs per cell before the timed ones (default 1)");
   bench->add_option("--concurrency", bench_options.concurrency,
-                    "sequences at a time (only 1 for now)");
+                    "sequences decoded together, comma-separated (default 1): each prompt is "
+                    "prefilled in turn, then every decode step carries one token of each");
   bench->add_option("--json", bench_options.json_file,
                     "also write the results as JSON (schema algenta.bench/1)");
 

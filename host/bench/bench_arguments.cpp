@@ -130,13 +130,8 @@ ParsedArguments parse_bench_arguments(const BenchOptions& options) {
       parse_count("--runs", options.runs, 1, kMaxRuns, "timed runs per cell", errors).value_or(0);
   a.warmup = parse_count("--warmup", options.warmup, 0, kMaxRuns, "untimed runs per cell", errors)
                  .value_or(0);
-  const std::optional<std::size_t> concurrency =
-      whole_number<std::size_t>(trimmed(options.concurrency));
-  if (!concurrency || *concurrency != 1) {
-    errors.push_back("--concurrency " + options.concurrency +
-                     ": only 1 is supported for now (one sequence at a time); concurrent "
-                     "sequences are not measured yet");
-  }
+  a.concurrency = parse_list("--concurrency", options.concurrency, 1, kMaxConcurrency,
+                             "sequences decoded together", errors);
   return parsed;
 }
 

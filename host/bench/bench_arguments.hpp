@@ -16,10 +16,14 @@ namespace algenta::host::bench {
 inline constexpr std::size_t kMaxPromptTokens = std::size_t{1} << 24;
 inline constexpr std::size_t kMaxGeneratedTokens = std::size_t{1} << 20;
 inline constexpr std::size_t kMaxRuns = 10000;
+// Sequences decoded together in one cell; an engine refuses more than it can
+// hold, naming its own limit.
+inline constexpr std::size_t kMaxConcurrency = 1024;
 
 struct BenchArguments {
   std::vector<std::size_t> prompt_lengths;  // --shapes
   std::vector<std::size_t> generated;       // --gen
+  std::vector<std::size_t> concurrency;     // --concurrency
   std::size_t runs = 0;
   std::size_t warmup = 0;
   std::optional<std::uint64_t> synthetic_seed;

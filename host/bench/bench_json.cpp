@@ -61,6 +61,7 @@ json byte_model_json(const ByteModel& m) {
 json cell_json(const CellSummary& c) {
   return {{"prompt_tokens", c.prompt_tokens},
           {"generated_tokens", c.generated_tokens},
+          {"concurrency", c.concurrency},
           {"runs", c.ttft_s.values.size()},
           {"ttft_s", figure_json(c.ttft_s)},
           {"prefill_tokens_per_s", figure_json(c.prefill_tokens_per_s)},
@@ -100,7 +101,7 @@ json to_json(const BenchReport& r) {
             {"gen", a.generated},
             {"runs", a.runs},
             {"warmup", a.warmup},
-            {"concurrency", 1}}},
+            {"concurrency", a.concurrency}}},
           {"bandwidth", bandwidth_json(r.bandwidth)},
           {"decode_bytes", byte_model_json(r.byte_model)},
           {"cold_start",

@@ -1,5 +1,6 @@
 // The human table: one row per cell, medians over the timed runs with the
 // range [min..max] where it says most, then the yardsticks and notes.
+#include <algorithm>
 #include <cstdio>
 
 #include "bench/bench_report.hpp"
@@ -47,24 +48,30 @@ void print_table(std::ostream& out, const BenchReport& r) {
       << std::string(facts::family_name(r.model.family)) << " " << r.weight_dtype << ", "
       << r.arguments.runs << " timed runs per cell after " << r.arguments.warmup
       << " warm-up; median [min..max]\n";
-  const std::size_t w[] = {7, 7, 24, 28, 28, 11, 11, 10, 12};
-  const char* headers[] = {"L",          "G",          "TTFT ms",  "prefill tok/s", "decode tok/s",
-                           "ITL p50 ms", "ITL p95 ms", "peak GiB", "BW fraction"};
+  const std::size_t w[] = {7, 7, 5, 24, 28, 28, 11, 11, 10, 12};
+  const char* headers[] = {"L",          "G",          "C",          "TTFT ms",  "prefill tok/s",
+                           "decode tok/s", "ITL p50 ms", "ITL p95 ms", "peak GiB", "BW fraction"};
   for (std::size_t i = 0; i < std::size(headers); ++i) out << padded(headers[i], w[i]);
   out << "\n";
   for (const CellSummary& c : r.cells) {
     out << padded(std::to_string(c.prompt_tokens), w[0])
         << padded(std::to_string(c.generated_tokens), w[1])
-        << padded(ranged(c.ttft_s, 1e3, "%.2f"), w[2])
-        << padded(ranged(c.prefill_tokens_per_s, 1.0, "%.0f"), w[3])
-        << padded(ranged(c.decode_tokens_per_s, 1.0, "%.1f"), w[4])
-        << padded(format("%.3f", c.inter_token_p50_s.spread.median * 1e3), w[5])
-        << padded(format("%.3f", c.inter_token_p95_s.spread.median * 1e3), w[6])
-        << padded(c.peak_device_bytes ? gib(*c.peak_device_bytes) : "n/a", w[7])
+        << padded(std::to_string(c.concurrency), w[2])
+        << padded(ranged(c.ttft_s, 1e3, "%.2f"), w[3])
+        << padded(ranged(c.prefill_tokens_per_s, 1.0, "%.0f"), w[4])
+        << padded(ranged(c.decode_tokens_per_s, 1.0, "%.1f"), w[5])
+        << padded(format("%.3f", c.inter_token_p50_s.spread.median * 1e3), w[6])
+        << padded(format("%.3f", c.inter_token_p95_s.spread.median * 1e3), w[7])
+        << padded(c.peak_device_bytes ? gib(*c.peak_device_bytes) : "n/a", w[8])
         << (c.bandwidth_fraction ? format("%.3f", c.bandwidth_fraction->spread.median) : "n/a")
         << "\n";
   }
   out << "\n";
+  if (std::any_of(r.cells.begin(), r.cells.end(),
+                  [](const CellSummary& c) { return c.concurrency > 1; })) {
+    out << "C sequences decoded together: their prompts are prefilled one after another, TTFT "
+           "is until every one has its first token, and tok/s count the tokens of all C\n";
+  }
   if (r.bandwidth.available) {
     out << "stream read bandwidth: " << format("%.1f", r.bandwidth.gbytes_per_s) << " GB/s ("
         << r.bandwidth.tool << ", " << gib(r.bandwidth.bytes) << " GiB read, best of "
@@ -79,7 +86,7 @@ void print_table(std::ostream& out, const BenchReport& r) {
     out << "decode bytes per token: weights "
         << decimal_bytes(static_cast<double>(bytes->weight_bytes)) << " ("
         << r.byte_model.weight_element_bytes << " B per element; the lm_head counted, the "
-        << "embedding not) + KV " << decimal_bytes(kv_per_position) << " per position of context ("
+        << "embedding not; divided by C when C sequences share a step) + KV " << decimal_bytes(kv_per_position) << " per position of context ("
         << r.byte_model.kv_element_bytes << " B per element), at the mean context L + G/2 (the "
         << "formula is in the JSON)\n";
   } else {

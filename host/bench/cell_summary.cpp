@@ -20,6 +20,7 @@ CellSummary summarize(const CellResult& cell, const DecodeBytes* bytes,
   CellSummary s;
   s.prompt_tokens = cell.prompt_tokens;
   s.generated_tokens = cell.generated_tokens;
+  s.concurrency = cell.concurrency;
   s.ttft_s = figure_of(cell.runs, [](const RunFigures& r) { return r.ttft_s; });
   s.prefill_tokens_per_s =
       figure_of(cell.runs, [](const RunFigures& r) { return r.prefill_tokens_per_s; });
@@ -32,7 +33,10 @@ CellSummary summarize(const CellResult& cell, const DecodeBytes* bytes,
   s.peak_device_bytes = cell.device.bytes();
   s.mean_decode_context = mean_decode_context(cell.prompt_tokens, cell.generated_tokens);
   if (bytes != nullptr) {
-    s.decode_bytes_per_token = mean_decode_bytes(*bytes, cell.prompt_tokens, cell.generated_tokens);
+    const double weights = static_cast<double>(bytes->weight_bytes);
+    s.decode_bytes_per_token =
+        mean_decode_bytes(*bytes, cell.prompt_tokens, cell.generated_tokens) - weights +
+        weights / static_cast<double>(cell.concurrency);
   }
   if (s.decode_bytes_per_token && bandwidth.available) {
     const double bytes_per_second = bandwidth.gbytes_per_s * 1e9;

@@ -1,6 +1,8 @@
 // A cell's timed runs summarised for the table and the JSON: the median and
 // range of each figure over the runs, and decode held against the stream
-// bandwidth (decode_bytes.hpp): bytes per token x tokens/s / bandwidth.
+// bandwidth (decode_bytes.hpp): bytes per token x tokens/s / bandwidth, where
+// C sequences decoded together share one read of the weights per step:
+// bytes per token = weight_bytes / C + the sequence's KV read.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +25,7 @@ struct Figure {
 struct CellSummary {
   std::size_t prompt_tokens = 0;
   std::size_t generated_tokens = 0;
+  std::size_t concurrency = 1;
   Figure ttft_s, prefill_tokens_per_s, decode_tokens_per_s, inter_token_p50_s, inter_token_p95_s;
   std::optional<std::uint64_t> peak_device_bytes;
   double mean_decode_context = 0.0;

@@ -1,7 +1,7 @@
-// The measurement: for each prompt length L and generated-token count G (a
-// cell), `warmup` untimed greedy runs, then `runs` timed ones (timed_run.hpp).
-// Prompts are seeded (seeded_prompt.hpp: kBenchSeedBase + L * 65536 + run),
-// one sequence at a time; every run frees its sequence.
+// The measurement: for each prompt length L, generated-token count G and
+// concurrency C (a cell), `warmup` untimed greedy runs, then `runs` timed
+// ones (timed_run.hpp), each of C sequences decoded together. Prompts are
+// seeded (bench_prompt_seed); every run frees its sequences.
 #pragma once
 
 #include <chrono>
@@ -32,6 +32,7 @@ class DevicePeak {
 struct CellResult {
   std::size_t prompt_tokens = 0;
   std::size_t generated_tokens = 0;
+  std::size_t concurrency = 1;
   std::vector<RunFigures> runs;  // the timed runs, in order
   DevicePeak device;             // read at the end of each timed run
 };
@@ -43,7 +44,10 @@ struct CellsResult {
   DevicePeak device;  // after open and at the end of every run
 };
 
-std::uint64_t bench_prompt_seed(std::size_t prompt_tokens, std::size_t run);
+// kBenchSeedBase + L * 65536 + run + sequence * 2^48: sequence 0 of a run
+// gets the same prompt at every concurrency.
+std::uint64_t bench_prompt_seed(std::size_t prompt_tokens, std::size_t run,
+                                std::size_t sequence = 0);
 
 // One line per cell on `progress` as it finishes.
 CellsResult run_cells(EngineSession& session, const BenchArguments& arguments,

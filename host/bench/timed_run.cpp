@@ -1,17 +1,21 @@
 #include "bench/timed_run.hpp"
 
+#include <stdexcept>
+
 namespace algenta::host::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Frees the sequence when the run ends, however it ends.
-struct SequenceGuard {
+// Frees the sequences that reached the engine when the run ends, however it
+// ends.
+struct SequencesGuard {
   EngineSession& session;
-  std::uint64_t id;
-  ~SequenceGuard() {
+  std::vector<std::uint64_t> ids;
+  ~SequencesGuard() {
+    if (ids.empty()) return;
     try {
-      session.free_sequences({id});
+      session.free_sequences(ids);
     } catch (...) {
       // The engine failed already; the error that ended the run is reported.
     }
@@ -20,25 +24,46 @@ struct SequenceGuard {
 
 }  // namespace
 
-TimedRun time_greedy_run(EngineSession& session, std::uint64_t sequence_id,
-                         const std::vector<std::int32_t>& prompt, std::size_t generated) {
-  SequenceGuard guard{session, sequence_id};
+TimedRun time_greedy_run(EngineSession& session, std::uint64_t first_sequence_id,
+                         const std::vector<std::vector<std::int32_t>>& prompts,
+                         std::size_t generated) {
+  if (prompts.empty() || prompts.front().empty() || generated == 0) {
+    throw std::invalid_argument("time_greedy_run: needs prompts and at least one token");
+  }
+  const std::size_t length = prompts.front().size();
+  for (const auto& prompt : prompts) {
+    if (prompt.size() != length) throw std::invalid_argument("time_greedy_run: ragged prompts");
+  }
+  SequencesGuard guard{session, {}};
+  std::vector<std::int32_t> tokens(prompts.size());
   std::vector<Clock::time_point> arrived;
   arrived.reserve(generated);
+  Clock::time_point first_token_at;
 
   const Clock::time_point start = Clock::now();
-  std::int32_t token = session.step({{sequence_id, prompt, 0, ALGENTA_LOGITS_NONE}}).next_tokens[0];
+  for (std::size_t s = 0; s < prompts.size(); ++s) {
+    const std::uint64_t id = first_sequence_id + s;
+    guard.ids.push_back(id);
+    tokens[s] = session.step({{id, prompts[s], 0, ALGENTA_LOGITS_NONE}}).next_tokens.at(0);
+    if (s == 0) first_token_at = Clock::now();
+  }
   arrived.push_back(Clock::now());
+  std::vector<ChunkRequest> step(prompts.size());
   for (std::size_t i = 1; i < generated; ++i) {
-    const auto position = static_cast<std::uint32_t>(prompt.size() + i - 1);
-    token = session.step({{sequence_id, {token}, position, ALGENTA_LOGITS_NONE}}).next_tokens[0];
+    const auto position = static_cast<std::uint32_t>(length + i - 1);
+    for (std::size_t s = 0; s < prompts.size(); ++s) {
+      step[s] = {first_sequence_id + s, {tokens[s]}, position, ALGENTA_LOGITS_NONE};
+    }
+    const StepResult result = session.step(step);
+    for (std::size_t s = 0; s < prompts.size(); ++s) tokens[s] = result.next_tokens.at(s);
     arrived.push_back(Clock::now());
   }
 
   TimedRun run;
   run.memory = session.memory_report();
-  run.first_token_at = arrived.front();
-  run.timing.prompt_tokens = prompt.size();
+  run.first_token_at = first_token_at;
+  run.timing.prompt_tokens = length;
+  run.timing.sequences = prompts.size();
   for (const Clock::time_point at : arrived) {
     run.timing.token_seconds.push_back(std::chrono::duration<double>(at - start).count());
   }

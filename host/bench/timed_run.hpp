@@ -1,7 +1,9 @@
-// The one place bench times an engine: a greedy run of one sequence as a
-// client sees it. The prompt goes in as one prefill chunk; each step then
-// feeds back the token the previous one chose. Nothing but the step calls
-// and reading the clock happens between the first and the last token.
+// The one place bench times an engine: greedy runs of `prompts.size()`
+// sequences together, as clients see them. Each prompt goes in as one
+// prefill chunk, one sequence after another (as a server admits requests
+// that arrive together); each decode step then carries, for every sequence,
+// the token its previous step chose. Nothing but the step calls and reading
+// the clock happens between the first prefill and the last token.
 #pragma once
 
 #include <chrono>
@@ -16,13 +18,16 @@ namespace algenta::host::bench {
 
 struct TimedRun {
   RunTiming timing;
-  std::chrono::steady_clock::time_point first_token_at;
-  // Read after the last token, while the sequence still holds its KV cache.
+  std::chrono::steady_clock::time_point first_token_at;  // the first sequence's
+  // Read after the last token, while the sequences still hold their KV cache.
   MemoryReport memory;
 };
 
-// `generated` >= 1 tokens. The sequence is freed afterwards, also on failure.
-TimedRun time_greedy_run(EngineSession& session, std::uint64_t sequence_id,
-                         const std::vector<std::int32_t>& prompt, std::size_t generated);
+// Sequences first_sequence_id, +1, ... get prompts[0], [1], ...; all prompts
+// have one length; `generated` >= 1 tokens each. The sequences are freed
+// afterwards, also on failure.
+TimedRun time_greedy_run(EngineSession& session, std::uint64_t first_sequence_id,
+                         const std::vector<std::vector<std::int32_t>>& prompts,
+                         std::size_t generated);
 
 }  // namespace algenta::host::bench

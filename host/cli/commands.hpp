@@ -96,7 +96,7 @@ struct BenchOptions {
   std::string gen = "64,256";                // generated tokens per run
   std::string runs = "5";                    // timed runs per cell
   std::string warmup = "1";                  // untimed runs per cell first
-  std::string concurrency = "1";             // only 1 for now
+  std::string concurrency = "1";             // comma-separated
   std::string json_file;
 };
 

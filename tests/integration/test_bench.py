@@ -64,7 +64,8 @@ ARGUMENT_ERRORS = [
     (["--runs", "0"], "--runs 0: outside 1..10000 (timed runs per cell)"),
     (["--runs", "two"], "--runs \"two\": not a whole number; expected 1..10000"),
     (["--warmup", "-1"], "--warmup \"-1\": not a whole number; expected 0..10000"),
-    (["--concurrency", "2"], "--concurrency 2: only 1 is supported for now"),
+    (["--concurrency", "0"], "--concurrency 0: outside 1..1024 (sequences decoded together)"),
+    (["--concurrency", "4,y"], "--concurrency \"4,y\": item 2 (\"y\") is not a whole number"),
 ]
 
 
@@ -324,7 +325,7 @@ def test_a_synthetic_run_on_the_oracle_writes_the_whole_document(host, tiny_conf
     assert config["family"] == "llama" and config["hidden_size"] == 64
     assert config["weight_dtype"] == "bf16" and config["served_context"] > 0
     assert result["settings"] == {"shapes": [8], "gen": [4], "runs": 2, "warmup": 1,
-                                  "concurrency": 1}
+                                  "concurrency": [1]}
     bandwidth = result["bandwidth"]
     assert bandwidth["available"] is False and "runs on the CPU" in bandwidth["reason"]
     assert "gbytes_per_s" not in bandwidth
@@ -339,6 +340,7 @@ def test_a_synthetic_run_on_the_oracle_writes_the_whole_document(host, tiny_conf
 
     [cell] = result["cells"]
     assert cell["prompt_tokens"] == 8 and cell["generated_tokens"] == 4 and cell["runs"] == 2
+    assert cell["concurrency"] == 1
     check_figures(cell, 2)
     assert cell["mean_decode_context"] == 10
     assert is_positive_number(cell["decode_bytes_per_token"])
@@ -346,10 +348,36 @@ def test_a_synthetic_run_on_the_oracle_writes_the_whole_document(host, tiny_conf
 
     table = r.stdout.splitlines()
     assert table[0].startswith("bench: cpu_oracle (sha256 ") and "precision exact" in table[0]
-    assert table[1].split()[:2] == ["L", "G"]
-    assert table[2].split()[:2] == ["8", "4"]
+    assert table[1].split()[:3] == ["L", "G", "C"]
+    assert table[2].split()[:3] == ["8", "4", "1"]
     assert "stream read bandwidth: not available" in r.stdout
     assert "cold start: not measured" in r.stdout
+
+
+def test_sequences_decoded_together_are_one_cell_each_concurrency(host, tiny_config, tmp_path):
+    out = tmp_path / "bench.json"
+    r = host.run("bench", *ORACLE, "--synthetic-weights", "1", "--config", tiny_config,
+                 "--shapes", "8", "--gen", "4", "--runs", "1", "--concurrency", "1,3",
+                 "--json", out)
+    assert r.returncode == 0, r.stdout + r.stderr
+    result = json.loads(out.read_text())
+    assert result["settings"]["concurrency"] == [1, 3]
+    alone, three = result["cells"]
+    assert (alone["concurrency"], three["concurrency"]) == (1, 3)
+    check_figures(three, 1)
+    # Three sequences share one read of the weights per step.
+    weights = result["decode_bytes"]["weight_bytes_per_token"]
+    assert alone["decode_bytes_per_token"] - three["decode_bytes_per_token"] == \
+        pytest.approx(weights * (1 - 1 / 3))
+    assert "C sequences decoded together" in r.stdout
+    assert "L=8 G=4 C=3: 1 warm-up + 1 timed runs done" in r.stderr
+
+
+def test_more_sequences_than_the_engine_holds_are_refused_by_the_engine(host, tiny_config):
+    r = host.run("bench", *ORACLE, "--synthetic-weights", "1", "--config", tiny_config,
+                 "--shapes", "8", "--gen", "4", "--runs", "1", "--concurrency", "1024")
+    assert r.returncode != 0
+    assert "at most" in r.stderr, r.stderr
 
 
 def test_a_run_of_a_prepared_model_measures_cold_start_and_every_cell(host, tiny_model, tmp_path):

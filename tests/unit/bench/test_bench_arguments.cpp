@@ -31,6 +31,7 @@ TEST_CASE("bench arguments: the defaults parse", "[bench]") {
   CHECK(parsed.arguments.generated == std::vector<std::size_t>{64, 256});
   CHECK(parsed.arguments.runs == 5);
   CHECK(parsed.arguments.warmup == 1);
+  CHECK(parsed.arguments.concurrency == std::vector<std::size_t>{1});
   CHECK_FALSE(parsed.arguments.synthetic_seed.has_value());
 }
 
@@ -99,15 +100,21 @@ TEST_CASE("bench arguments: counts and concurrency", "[bench]") {
   CHECK_THAT(only_error(options),
              Contains("--warmup \"-1\": not a whole number; expected 0..10000"));
   options = with_model();
-  options.concurrency = "4";
-  CHECK_THAT(only_error(options), Contains("--concurrency 4: only 1 is supported"));
+  options.concurrency = "1,8,32";
+  const ParsedArguments parsed = parse_bench_arguments(options);
+  CHECK(parsed.errors.empty());
+  CHECK(parsed.arguments.concurrency == std::vector<std::size_t>{1, 8, 32});
+  options.concurrency = "0";
+  CHECK_THAT(only_error(options), Contains("--concurrency 0: outside 1..1024 (sequences decoded together)"));
+  options.concurrency = "2,x";
+  CHECK_THAT(only_error(options), Contains("--concurrency \"2,x\": item 2 (\"x\") is not a whole number"));
 }
 
 TEST_CASE("bench arguments: every error at once", "[bench]") {
   BenchOptions options;
   options.shapes = "x";
   options.runs = "0";
-  options.concurrency = "2";
+  options.concurrency = "0";
   CHECK(parse_bench_arguments(options).errors.size() == 4);
 }
 

@@ -55,6 +55,23 @@ TEST_CASE("cell summary: bandwidth fraction = bytes per token x tokens/s / bandw
   CHECK_FALSE(summarize(cell_of({100}), &bytes, stream_not_available("x")).bandwidth_fraction);
 }
 
+TEST_CASE("cell summary: C sequences share one read of the weights per step", "[bench]") {
+  DecodeBytes bytes;
+  bytes.weight_bytes = 1'000'000'000;
+  bytes.kv_bytes_per_layer_position = 1000;
+  bytes.layer_windows = {std::nullopt, std::nullopt};  // two layers: 2000 bytes per position
+  CellResult cell = cell_of({800});
+  const CellSummary alone = summarize(cell, &bytes, stream_not_available("x"));
+  cell.concurrency = 8;
+  const CellSummary eight = summarize(cell, &bytes, stream_not_available("x"));
+  CHECK(eight.concurrency == 8);
+  REQUIRE(alone.decode_bytes_per_token.has_value());
+  REQUIRE(eight.decode_bytes_per_token.has_value());
+  const double kv = 2000.0 * 102.5;  // at the mean context L + G/2
+  CHECK(*alone.decode_bytes_per_token == Approx(1e9 + kv));
+  CHECK(*eight.decode_bytes_per_token == Approx(1e9 / 8 + kv));
+}
+
 TEST_CASE("device peak: total minus the lowest free; none for a CPU plugin", "[bench]") {
   DevicePeak peak;
   CHECK_FALSE(peak.bytes().has_value());
