@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
                     "sequences decoded together, comma-separated (default 1): each prompt is "
                     "prefilled in turn, then every decode step carries one token of each");
   bench->add_option("--json", bench_options.json_file,
-                    "also write the results as JSON (schema algenta.bench/1)");
+                    "also write the results as JSON (schema algenta.bench/2)");
 
   KernelsOptions kernels_options;
   CLI::App* kernels = app.add_subcommand(

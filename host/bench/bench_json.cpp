@@ -1,4 +1,4 @@
-// The algenta.bench/1 document. Times are seconds, rates per second, sizes
+// The algenta.bench/2 document. Times are seconds, rates per second, sizes
 // bytes; every figure of a cell has its median, min, max and per-run values.
 // A figure that could not be measured is null, with the reason beside it.
 #include "bench/bench_report.hpp"

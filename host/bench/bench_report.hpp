@@ -1,5 +1,5 @@
 // What one bench run found, and its two renderings: a table for people and
-// a JSON document (schema algenta.bench/1) for tools.
+// a JSON document (schema algenta.bench/2) for tools.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@
 
 namespace algenta::host::bench {
 
-inline constexpr const char* kBenchSchema = "algenta.bench/1";
+inline constexpr const char* kBenchSchema = "algenta.bench/2";
 
 struct PluginIdentity {
   std::string name, sha256, target, role, bundle;

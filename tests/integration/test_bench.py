@@ -310,7 +310,7 @@ def test_a_synthetic_run_on_the_oracle_writes_the_whole_document(host, tiny_conf
            "the reference needs no verify record" in r.stderr
 
     result = json.loads(out.read_text())
-    assert result["schema"] == "algenta.bench/1"
+    assert result["schema"] == "algenta.bench/2"
     assert is_positive_number(result["seconds"]) and result["started"].endswith("Z")
     assert {"hostname", "kernel", "cpu", "logical_cpus", "memory", "gpus", "driver_version",
             "algenta_host_version"} <= set(result["host"])
