@@ -246,6 +246,28 @@ def copy_notices(tree, facts):
     return written
 
 
+def write_copyright(tree, gate, facts, notices):
+    """share/doc/algenta-host/copyright in Debian's machine-readable format:
+    each component of the release, its license and where its notice is."""
+    components = {c["name"]: c for c in gate.components}
+    lines = ["Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/",
+             "Upstream-Name: algenta-host",
+             "Comment: Components this release contains or needs (version, way in,",
+             " license, notice); the SPDX SBOM is sbom.spdx.json beside this file."]
+    for name in sorted(gate.used):
+        c = components[name]
+        lines.append(f" {name} {facts[name]['version']} ({c['redistribution']}): {c['license']};"
+                     f" notice {notices.get(name, 'not shipped')}")
+    lines += ["", "Files: *", "Copyright: the algenta-host authors",
+              f"License: {components['algenta-host']['license']}",
+              f" See {notices.get('algenta-host', 'share/licenses/')}."]
+    target = os.path.join(tree, "share", "doc", "algenta-host", "copyright")
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with open(target, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    os.chmod(target, 0o644)
+
+
 def sbom_document(tree, project_version, gate, facts, notices, created_epoch):
     files, relationships, packages, extracted = [], [], [], {}
     file_ids = {}
@@ -338,6 +360,7 @@ def main():
         print(f"license gate: refused ({len(gate.problems)} problems)", file=sys.stderr)
         return 1
     notices = copy_notices(args.tree, facts)
+    write_copyright(args.tree, gate, facts, notices)
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0") or 0)
     document = sbom_document(args.tree, args.project_version, gate, facts, notices, epoch)
     text = json.dumps(document, indent=2, sort_keys=True) + "\n"
