@@ -42,7 +42,7 @@ void read_keys(const fs::path& directory, const char* what, Take take) {
   }
 }
 
-bool is_directory(const fs::path& path) {
+bool is_real_directory(const fs::path& path) {
   std::error_code error;
   return fs::is_directory(fs::symlink_status(path, error));
 }
@@ -64,7 +64,7 @@ Keyring Keyring::load(const fs::path& directory) {
   read_keys(directory, "keyring file",
             [&](const std::string& pem, const fs::path&) { keyring.add(pem); });
   const fs::path scoped = directory / "bundle";
-  if (is_directory(scoped)) {
+  if (is_real_directory(scoped)) {
     require_trusted_keyring_path(scoped, "keyring directory");
     std::vector<fs::path> bundles;
     try {
@@ -84,7 +84,7 @@ Keyring Keyring::load(const fs::path& directory) {
     }
   }
   const fs::path revoked = directory / "revoked";
-  if (is_directory(revoked)) {
+  if (is_real_directory(revoked)) {
     require_trusted_keyring_path(revoked, "keyring directory");
     read_keys(revoked, "revocation file", [&](const std::string& pem, const fs::path& file) {
       keyring.revoke(pem, file.string());
