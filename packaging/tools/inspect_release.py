@@ -11,6 +11,7 @@ readelf -d, ldd and nm on every ELF file:
   - the closure and the ELF files equal what the SBOM lists.
 Each violation is printed as "FAIL <file>: <entry>"; exit 1 if any, else 0."""
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -189,7 +190,6 @@ class Inspection:
             for c in entry.get("checksums", []):
                 if c["algorithm"] == "SHA256":
                     checksums[name] = c["checksumValue"]
-        import hashlib
         for relative, path in sorted(self.elf.items()):
             with open(path, "rb") as f:
                 digest = hashlib.sha256(f.read()).hexdigest()

@@ -6,15 +6,15 @@ the real artifacts and fail on broken ones."""
 import glob
 import json
 import os
-import shutil
-import time
 import http.client
+import shutil
 import subprocess
+import time
 
 import pytest
 
-from conftest import (BUILD_DIR, BUILD_HOST, CUDA_PLUGINS, SOURCE_DIR, TEST_PLUGINS, Keys,
-                      run, unpack_tarball)
+from conftest import (BUILD_DIR, BUILD_HOST, CUDA_PLUGINS, SOURCE_DIR, TEST_PLUGINS, run,
+                      unpack_tarball)
 from make_serve_checkpoint import make as make_serve_checkpoint
 
 PROMPT_IDS = "1,2,3,4,5"

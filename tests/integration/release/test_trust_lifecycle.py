@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import TEST_PLUGINS, Installed, Keys, run, unpack_tarball
+from conftest import TEST_PLUGINS, Installed, Keys, unpack_tarball
 
 
 @pytest.fixture
@@ -17,18 +17,12 @@ def operator(release, tmp_path):
     return Installed(root, debian=False, home=str(tmp_path / "home"))
 
 
-def bundle_line(doctor_output, bundle):
-    lines = [l for l in doctor_output.splitlines() if f"/plugins/{bundle}" in l or
-             l.strip().startswith(bundle + ":")]
-    return "\n".join(lines) if lines else doctor_output
-
-
 def generate_on_oracle(operator, tmp_path):
     return operator.run("generate", "--model", tmp_path / "prepared", "--plugin", "cpu_oracle",
                         "--prompt-ids", "1,2,3", "--max-tokens", "2")
 
 
-def third_party_bundle(operator, tmp_path, name, keys):
+def third_party_bundle(operator, name, keys):
     """The acme test plugin as a bundle `name` signed with `keys`."""
     bundle = os.path.join(operator.prefix, "lib", "algenta", "plugins", name)
     os.makedirs(bundle)
@@ -50,8 +44,8 @@ def test_trust_load_rotate_revoke_refuse(release, operator, tmp_path):
 
     # Trust: a third party's key, for its own bundle only.
     acme = Keys(str(tmp_path), "acme")
-    third_party_bundle(operator, tmp_path, "acme", acme)
-    impostor = third_party_bundle(operator, tmp_path, "impostor", acme)
+    third_party_bundle(operator, "acme", acme)
+    impostor = third_party_bundle(operator, "impostor", acme)
     r = operator.run_sign("trust", "--public", acme.public, "--keyring", operator.keyring,
                           "--bundle", "acme")
     assert r.returncode == 0, r.stderr
