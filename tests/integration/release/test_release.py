@@ -84,13 +84,15 @@ def test_plugins_are_the_build_trees_bytes(from_tarball):
 
 
 def test_no_file_names_the_checkout_or_the_build_tree(from_tarball):
-    needles = [os.path.realpath(SOURCE_DIR).encode(), os.path.realpath(BUILD_DIR).encode()]
+    source, build = os.path.realpath(SOURCE_DIR), os.path.realpath(BUILD_DIR)
+    needles = [(p + "/").encode() for p in (source + "/core", source + "/plugins",
+                                            source + "/host", build)]
     for dirpath, _, names in os.walk(from_tarball.root):
         for name in names:
             with open(os.path.join(dirpath, name), "rb") as f:
                 data = f.read()
             for needle in needles:
-                assert needle not in data, f"{name} contains {needle.decode()}"
+                assert needle not in data, f"{name} names {needle.decode()}"
 
 
 def test_deb_follows_debian_conventions(release):
