@@ -215,9 +215,14 @@ def test_inspection_refuses_a_bundled_libcuda_and_an_extra_export(release, tmp_p
     root = unpack_tarball(release[2], str(tmp_path / "broken"))
     shutil.copyfile(os.path.join(TEST_PLUGINS, "libacme_engine.so"),
                     os.path.join(root, "lib", "libcuda.so.1"))
+    plugin = os.path.join(root, "lib", "algenta", "plugins", "vendor", "libalgenta_cpu_oracle.so")
+    unknown = glob.glob(os.path.join(BUILD_DIR, "test-libraries", "libalgenta_testdep.so.*"))[0]
+    shutil.copyfile(unknown, plugin)
     r = inspect(root)
     assert r.returncode == 1
     assert "FAIL lib/libcuda.so.1: libcuda is bundled" in r.stderr, r.stderr
+    assert "FAIL lib/algenta/plugins/vendor/libalgenta_cpu_oracle.so: exports " in r.stderr
+    assert "libalgenta_cpu_oracle.so: sha256 " in r.stderr  # no longer the SBOM's file
 
 
 def test_the_license_gate_refuses_an_unknown_library(release, tmp_path):
