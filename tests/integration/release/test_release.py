@@ -192,6 +192,21 @@ def test_reports_are_written_into_the_build_tree(release):
             "nlohmann/json", "CLI11", "glibc", "libstdc++"} <= names
     if CUDA_PLUGINS:
         assert {"cuBLAS", "cuBLASLt", "CUDA Runtime (static)"} <= names
+    ids = {sbom["SPDXID"]} | {p["SPDXID"] for p in sbom["packages"]} | \
+        {f["SPDXID"] for f in sbom["files"]}
+    assert len(ids) == 1 + len(sbom["packages"]) + len(sbom["files"])
+    for r in sbom["relationships"]:
+        assert r["spdxElementId"] in ids and r["relatedSpdxElement"] in ids, r
+    for package in sbom["packages"]:
+        assert package["downloadLocation"], package["name"]
+        for field in ["name", "versionInfo", "licenseConcluded", "supplier"]:
+            assert package[field] not in ("", "NOASSERTION"), (package["name"], field)
+    refs = {e["licenseId"] for e in sbom["hasExtractedLicensingInfos"]}
+    for package in sbom["packages"]:
+        for ref in [w for w in package["licenseConcluded"].split() if w.startswith("LicenseRef-")]:
+            assert ref in refs, ref
+    for f in sbom["files"]:
+        assert {c["algorithm"] for c in f["checksums"]} == {"SHA1", "SHA256"}
     for report in ["inspection-tarball.txt", "inspection-deb.txt"]:
         with open(os.path.join(reports, report)) as f:
             assert f.read().rstrip().endswith("inspect-release: passed")
@@ -223,6 +238,19 @@ def test_inspection_refuses_a_bundled_libcuda_and_an_extra_export(release, tmp_p
     assert "FAIL lib/libcuda.so.1: libcuda is bundled" in r.stderr, r.stderr
     assert "FAIL lib/algenta/plugins/vendor/libalgenta_cpu_oracle.so: exports " in r.stderr
     assert "libalgenta_cpu_oracle.so: sha256 " in r.stderr  # no longer the SBOM's file
+
+
+def test_inspection_refuses_a_plugin_needing_an_undeclared_library(release, tmp_path):
+    root = unpack_tarball(release[2], str(tmp_path / "broken"))
+    shutil.copyfile(os.path.join(TEST_PLUGINS, "libacme_needs_dep.so"),
+                    os.path.join(root, "lib", "algenta", "plugins", "vendor", "libacme_needs_dep.so"))
+    r = inspect(root)
+    assert r.returncode == 1
+    name = "FAIL lib/algenta/plugins/vendor/libacme_needs_dep.so: "
+    assert name + "NEEDED libalgenta_testdep.so.1 is not found" in r.stderr, r.stderr
+    assert (name + "undefined symbol algenta_test_dependency_answer is defined by none of its "
+            "libraries") in r.stderr, r.stderr
+    assert name + "is not listed in its bundle's manifest.json" in r.stderr
 
 
 def test_the_license_gate_refuses_an_unknown_library(release, tmp_path):
