@@ -1,6 +1,7 @@
 // algenta-sign: the packaging side of plugin trust. Makes signing keys, adds
 // public keys to a keyring (for every bundle or for one), revokes them, signs
-// plugin bundles and verifies them as the host would. Exit codes: 0 ok, 1 usage or I/O error, 2 verification refused.
+// plugin bundles and verifies them as the host would. Exit codes: 0 ok,
+// 1 usage or I/O error, 2 verification refused.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
