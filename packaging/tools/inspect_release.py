@@ -74,6 +74,7 @@ class Inspection:
         self.failures = []
         self.notes = []
         self.exported = {}  # resolved library -> defined dynamic symbols
+        self.summaries = {}  # relative path -> what was checked
         self.closure_sonames = set()
 
     def fail(self, file, entry):
@@ -127,6 +128,9 @@ class Inspection:
     def inspect_file(self, relative, path, declared, library_dirs):
         is_plugin = relative.startswith("lib/algenta/plugins/")
         dynamic = elf_facts.dynamic_section(path)
+        search = ":".join(dynamic.rpath + dynamic.runpath) or "none"
+        self.summaries[relative] = (f"NEEDED {' '.join(dynamic.needed) or 'none'}; "
+                                    f"RPATH/RUNPATH {search}")
         for tag, entries in (("RPATH", dynamic.rpath), ("RUNPATH", dynamic.runpath)):
             for entry in entries:
                 if is_plugin:
@@ -207,13 +211,21 @@ def main():
     parser.add_argument("artifact")
     parser.add_argument("--report", help="also write the report to this file")
     args = parser.parse_args()
+    if not os.path.exists(args.artifact):
+        print(f"inspect-release: {args.artifact} does not exist", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory(prefix="inspect-release-") as scratch:
-        layout = unpack(os.path.abspath(args.artifact), scratch)
+        try:
+            layout = unpack(os.path.abspath(args.artifact), scratch)
+        except (tarfile.TarError, subprocess.CalledProcessError) as error:
+            print(f"inspect-release: {args.artifact} is not a .tar.gz, a .deb or a directory "
+                  f"({error})", file=sys.stderr)
+            return 2
         inspection = Inspection(layout)
         elf = inspection.run()
         inspection.compare_with_sbom(layout.path(SBOM_RELATIVE))
     lines = [f"inspect-release {os.path.basename(args.artifact)}: {len(elf)} ELF files"]
-    lines += [f"  {name}" for name in sorted(elf)]
+    lines += [f"  {name}: {inspection.summaries.get(name, '')}" for name in sorted(elf)]
     lines += [f"  closure: {' '.join(sorted(inspection.closure_sonames))}"]
     lines += inspection.failures
     lines.append("inspect-release: " + (f"FAILED ({len(inspection.failures)} violations)"
