@@ -1,7 +1,9 @@
 """The release, made once per session by scripts/package from the build tree
 and unpacked outside it: the tarball with tarfile, the .deb with dpkg-deb -x.
 The unpacked hosts run with a bare environment (no ALGENTA_* variables, no
-virtual environment on PATH) from their own directory."""
+virtual environment on PATH) from their own directory and, where the machine
+lets a mount namespace be made, with the checkout, the build tree and the
+test's virtual environment hidden under empty tmpfs mounts."""
 import os
 import subprocess
 import sys
@@ -31,6 +33,37 @@ def run(args, **kwargs):
     kwargs.setdefault("text", True)
     kwargs.setdefault("timeout", 600)
     return subprocess.run([str(a) for a in args], **kwargs)
+
+
+# Mounts an empty tmpfs over each directory before `--`, then runs the rest.
+# A directory already hidden under an earlier mount no longer exists: skipped.
+HIDE_THEN_RUN = ('while [ "$1" != -- ]; do if [ -d "$1" ]; then '
+                 'mount -t tmpfs -o size=1m,mode=0755 none "$1" || exit 97; fi; shift; done; '
+                 'shift; exec "$@"')
+
+
+def hidden_directories():
+    dirs = [os.path.realpath(BUILD_DIR), os.path.realpath(SOURCE_DIR)]
+    if sys.prefix != sys.base_prefix:  # the test's virtual environment
+        dirs.append(os.path.realpath(sys.prefix))
+    return dirs
+
+
+_isolation = None
+
+
+def isolation_prefix():
+    """The command prefix that hides the checkout, or [] where mount
+    namespaces cannot be made (the bare environment still applies)."""
+    global _isolation
+    if _isolation is None:
+        probe = subprocess.run(["unshare", "-m", "sh", "-c", HIDE_THEN_RUN, "sh",
+                                *hidden_directories(), "--", "sh", "-c",
+                                f"! ls -A {hidden_directories()[0]} | grep -q ."],
+                               capture_output=True)
+        _isolation = (["unshare", "-m", "sh", "-c", HIDE_THEN_RUN, "sh",
+                       *hidden_directories(), "--"] if probe.returncode == 0 else [])
+    return _isolation
 
 
 class Keys:
@@ -75,11 +108,14 @@ class Installed:
     def env(self):
         return {"PATH": "/usr/bin:/bin", "HOME": self.home, "LANG": "C.UTF-8"}
 
+    def command(self, executable, *args):
+        return [*isolation_prefix(), executable, *map(str, args)]
+
     def run(self, *args, **kwargs):
-        return run([self.host, *args], cwd=self.root, env=self.env(), **kwargs)
+        return run(self.command(self.host, *args), cwd=self.root, env=self.env(), **kwargs)
 
     def run_sign(self, *args):
-        return run([self.sign, *args], cwd=self.root, env=self.env())
+        return run(self.command(self.sign, *args), cwd=self.root, env=self.env())
 
 
 @pytest.fixture(scope="session")

@@ -114,6 +114,18 @@ def test_deb_follows_debian_conventions(release):
     assert "/etc/algenta/host.json" in conffiles
 
 
+def test_the_checkout_is_hidden_where_the_machine_allows(installed):
+    from conftest import isolation_prefix
+    if not isolation_prefix():
+        pytest.skip("no mount namespace here: the unpacked release runs with a bare "
+                    "environment only")
+    # What the unpacked release's commands see of the checkout and the build tree: nothing.
+    r = run(installed.command("/usr/bin/find", SOURCE_DIR, BUILD_DIR, "-mindepth", "1",
+                              "-maxdepth", "1"), env=installed.env())
+    assert r.stdout == "", r.stdout
+    assert run(["/usr/bin/find", SOURCE_DIR, "-maxdepth", "1"]).stdout != ""  # visible outside
+
+
 def test_doctor_uses_the_unpacked_configuration(installed):
     r = installed.run("doctor")
     assert f"keyring: {installed.keyring}" in r.stdout, r.stdout + r.stderr
@@ -179,7 +191,8 @@ def test_serve_answers_as_from_the_build_tree(installed, build_tree_tokens, tmp_
     env = {k: v for k, v in os.environ.items() if k != "ALGENTA_API_KEYS"}
     expected = serve_completion([BUILD_HOST, "--state-file", tmp_path / "s.json", *served],
                                 tmp_path, env)
-    assert serve_completion([installed.host, *served], installed.root, installed.env()) == expected
+    assert serve_completion(installed.command(installed.host, *served), installed.root,
+                            installed.env()) == expected
 
 
 def test_reports_are_written_into_the_build_tree(release):
