@@ -55,7 +55,10 @@ def test_trust_load_rotate_revoke_refuse(release, operator, tmp_path):
             in doctor), doctor
     shutil.rmtree(impostor)
 
-    # Load: the packager's bundle serves.
+    # Load: the third party's plugin answers what it declares (loaded from its
+    # verified bytes); the packager's bundle serves.
+    r = operator.run("conform", "--table")
+    assert "acme_engine (engine, target sm_86)" in r.stdout, r.stdout + r.stderr
     r = generate_on_oracle(operator, tmp_path)
     assert r.returncode == 0, r.stderr
 
@@ -90,3 +93,4 @@ def test_trust_load_rotate_revoke_refuse(release, operator, tmp_path):
     assert r.returncode == 0, r.stderr
     doctor = operator.run("doctor").stdout
     assert f"signing key {acme.key_id} is revoked" in doctor, doctor
+    assert "acme_engine" not in operator.run("conform", "--table").stdout
