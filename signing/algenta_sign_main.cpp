@@ -1,6 +1,7 @@
 // algenta-sign: the packaging side of plugin trust. Makes signing keys, adds
-// public keys to a keyring, signs plugin bundles and verifies them as the
-// host would. Exit codes: 0 ok, 1 usage or I/O error, 2 verification refused.
+// public keys to a keyring (for every bundle or for one), revokes them, signs
+// plugin bundles and verifies them as the host would. Exit codes: 0 ok,
+// 1 usage or I/O error, 2 verification refused.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -43,13 +44,49 @@ int keygen(const fs::path& private_file, const fs::path& public_file) {
   return kExitOk;
 }
 
-int trust(const fs::path& public_file, const fs::path& keyring_dir) {
+// A bundle name is one directory name: no separators, no dot names.
+bool is_bundle_name(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
+}
+
+int trust(const fs::path& public_file, const fs::path& keyring_dir, const std::string& bundle) {
   const std::string public_pem = sign::read_file(public_file);
   const std::string key_id = manifest::key_id_of_public_pem(public_pem);
-  sign::make_private_directories(keyring_dir);
-  const fs::path key_file = keyring_dir / (key_id + ".pub");
+  if (!bundle.empty() && !is_bundle_name(bundle)) {
+    std::cerr << "algenta-sign: --bundle " << bundle << " is not a bundle directory name\n";
+    return kExitError;
+  }
+  if (fs::exists(keyring_dir / "revoked" / (key_id + ".pub"))) {
+    std::cerr << "algenta-sign: key " << key_id << " is revoked ("
+              << (keyring_dir / "revoked" / (key_id + ".pub")).string() << ")\n";
+    return kExitRefused;
+  }
+  const fs::path directory = bundle.empty() ? keyring_dir : keyring_dir / "bundle" / bundle;
+  sign::make_private_directories(directory);
+  const fs::path key_file = directory / (key_id + ".pub");
   sign::replace_file(key_file, public_pem, 0644);
-  std::cout << "trusted key " << key_id << " as " << key_file.string() << "\n";
+  std::cout << "trusted key " << key_id
+            << (bundle.empty() ? std::string() : " for bundle " + bundle) << " as "
+            << key_file.string() << "\n";
+  return kExitOk;
+}
+
+// Moves the key to revoked/: every bundle it signed is refused from now on,
+// and trust refuses to bring it back.
+int revoke(const fs::path& public_file, const fs::path& keyring_dir) {
+  const std::string public_pem = sign::read_file(public_file);
+  const std::string key_id = manifest::key_id_of_public_pem(public_pem);
+  sign::make_private_directories(keyring_dir / "revoked");
+  const fs::path revoked = keyring_dir / "revoked" / (key_id + ".pub");
+  sign::replace_file(revoked, public_pem, 0644);
+  std::error_code error;
+  fs::remove(keyring_dir / (key_id + ".pub"), error);
+  if (fs::is_directory(keyring_dir / "bundle", error)) {
+    for (const fs::directory_entry& bundle : fs::directory_iterator(keyring_dir / "bundle")) {
+      fs::remove(bundle.path() / (key_id + ".pub"), error);
+    }
+  }
+  std::cout << "revoked key " << key_id << " as " << revoked.string() << "\n";
   return kExitOk;
 }
 
@@ -120,6 +157,15 @@ int main(int argc, char** argv) {
       app.add_subcommand("trust", "add a public key to a keyring as <key id>.pub");
   trust_command->add_option("--public", public_file, "public key file")->required();
   trust_command->add_option("--keyring", keyring_dir, "keyring directory")->required();
+  std::string bundle;
+  trust_command->add_option("--bundle", bundle,
+                            "trust the key only for the bundle directory of this name "
+                            "(a third party's key, for its own bundle)");
+
+  CLI::App* revoke_command = app.add_subcommand(
+      "revoke", "revoke a key: every bundle it signed is refused (keyring/revoked/<key id>.pub)");
+  revoke_command->add_option("--public", public_file, "public key file")->required();
+  revoke_command->add_option("--keyring", keyring_dir, "keyring directory")->required();
 
   std::string key_file;
   std::string plugins_dir;
@@ -153,7 +199,8 @@ int main(int argc, char** argv) {
 
   try {
     if (*keygen_command) return keygen(private_file, public_file);
-    if (*trust_command) return trust(public_file, keyring_dir);
+    if (*trust_command) return trust(public_file, keyring_dir, bundle);
+    if (*revoke_command) return revoke(public_file, keyring_dir);
     if (*sign_command) {
       sign::SignOptions options;
       options.private_key = key_file;

@@ -20,16 +20,31 @@ inline constexpr const char* kManifestFile = "manifest.json";
 inline constexpr const char* kSignatureFile = "manifest.json.sig";
 
 // Trusted public keys: every *.pub (PEM) in a directory, indexed by key id
-// computed from the key itself (file names are not trusted).
+// computed from the key itself (file names are not trusted). Beneath it:
+//   bundle/<name>/*.pub  keys trusted only for the bundle directory <name>
+//                        (a third party's key, for its own bundle);
+//   revoked/*.pub        keys never trusted again, wherever else they appear.
 class Keyring {
  public:
   static Keyring load(const std::filesystem::path& directory);  // throws ManifestError
-  const std::string* find(const std::string& key_id) const;  // public PEM or null
-  std::vector<std::string> key_ids() const;
+  // A key trusted for every bundle (public PEM), or null.
+  const std::string* find(const std::string& key_id) const;
+  // A key trusted for the bundle directory named `bundle`: for every bundle
+  // or for that one; null when revoked or not trusted for it.
+  const std::string* find_for_bundle(const std::string& key_id, const std::string& bundle) const;
+  // The keyring file that revokes `key_id`, or null when it is not revoked.
+  const std::string* revocation(const std::string& key_id) const;
+  // The bundles a key is trusted for alone (empty when none or every one).
+  std::vector<std::string> bundles_of(const std::string& key_id) const;
+  std::vector<std::string> key_ids() const;  // trusted for every bundle
   void add(const std::string& public_pem);
+  void add_for_bundle(const std::string& public_pem, const std::string& bundle);
+  void revoke(const std::string& public_pem, const std::string& keyring_file);
 
  private:
   std::map<std::string, std::string> keys_;
+  std::map<std::string, std::map<std::string, std::string>> bundle_keys_;  // id -> bundle -> pem
+  std::map<std::string, std::string> revoked_;  // id -> keyring file
 };
 
 // What was accepted for one signing key: its highest manifest version and

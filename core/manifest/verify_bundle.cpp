@@ -124,8 +124,18 @@ std::string claimed_key_id(const std::string& bytes) {
   return key_id->get<std::string>();
 }
 
-const std::string& trusted_key(const Keyring& keyring, const std::string& key_id) {
-  if (const std::string* pem = keyring.find(key_id)) return *pem;
+const std::string& trusted_key(const Keyring& keyring, const std::string& key_id,
+                               const std::string& bundle) {
+  if (const std::string* file = keyring.revocation(key_id)) {
+    refuse("signing key " + key_id + " is revoked (" + *file + ")");
+  }
+  if (const std::string* pem = keyring.find_for_bundle(key_id, bundle)) return *pem;
+  if (const std::vector<std::string> own = keyring.bundles_of(key_id); !own.empty()) {
+    std::string names;
+    for (const std::string& name : own) names += (names.empty() ? "" : ", ") + name;
+    refuse("signing key " + key_id + " is trusted only for bundle " + names + ", not for " +
+           bundle);
+  }
   std::string trusted;
   for (const std::string& id : keyring.key_ids()) trusted += (trusted.empty() ? "" : ", ") + id;
   refuse("unknown signing key id " + key_id + " (trusted: " +
@@ -176,7 +186,10 @@ CheckedManifest check_bundle(const fs::path& directory, const Keyring& keyring,
       });
 
   const std::string key_id = claimed_key_id(bytes);
-  if (!verify_ed25519(trusted_key(keyring, key_id), bytes, signature)) {
+  const std::string bundle = directory.lexically_normal().has_filename()
+                                 ? directory.lexically_normal().filename().string()
+                                 : directory.lexically_normal().parent_path().filename().string();
+  if (!verify_ed25519(trusted_key(keyring, key_id, bundle), bytes, signature)) {
     refuse("signature does not verify over " + std::string(kManifestFile) +
            " (edited after signing, or signed by another key)");
   }

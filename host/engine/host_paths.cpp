@@ -29,13 +29,21 @@ fs::path default_state_file() {
 
 }  // namespace
 
+fs::path configuration_dir_for_prefix(const fs::path& prefix) {
+  const fs::path normal = prefix.lexically_normal();
+  const fs::path trimmed = normal.has_filename() ? normal : normal.parent_path();
+  if (trimmed.filename() == "usr") return trimmed.parent_path() / "etc";
+  return prefix / "etc";
+}
+
 HostPaths default_host_paths() {
   const fs::path prefix = executable_dir().parent_path();
+  const fs::path etc = configuration_dir_for_prefix(prefix);
   HostPaths paths;
   paths.plugins_root = from_env("ALGENTA_PLUGINS_ROOT", prefix / "lib" / "algenta" / "plugins");
-  paths.keyring_dir = from_env("ALGENTA_KEYRING", prefix / "etc" / "algenta" / "keyring");
+  paths.keyring_dir = from_env("ALGENTA_KEYRING", etc / "algenta" / "keyring");
   paths.state_file = from_env("ALGENTA_STATE_FILE", default_state_file());
-  paths.host_config = from_env("ALGENTA_HOST_CONFIG", prefix / "etc" / "algenta" / "host.json");
+  paths.host_config = from_env("ALGENTA_HOST_CONFIG", etc / "algenta" / "host.json");
   return paths;
 }
 

@@ -202,3 +202,47 @@ TEST_CASE("usage errors exit 1 with one line on stderr", "[sign-cli]") {
   CHECK(missing_keyring.exit_code == 1);
   CHECK_THAT(missing_keyring.output, Contains("keyring directory") && Contains("does not exist"));
 }
+
+TEST_CASE("algenta-sign trusts a key for one bundle and revokes it", "[sign-cli]") {
+  SignCli cli;
+  REQUIRE(cli.keygen().exit_code == 0);
+  const std::string key_id = algenta::manifest::key_id_of_public_pem(read_file(cli.public_key));
+  const CommandResult sign =
+      cli.run("sign --key " + quoted(cli.private_key) + " --plugins " + quoted(cli.bundle));
+  REQUIRE(sign.exit_code == 0);
+
+  const CommandResult elsewhere = cli.run("trust --public " + quoted(cli.public_key) +
+                                          " --keyring " + quoted(cli.keyring) + " --bundle acme");
+  INFO(elsewhere.output);
+  REQUIRE(elsewhere.exit_code == 0);
+  CHECK(fs::exists(cli.keyring / "bundle" / "acme" / (key_id + ".pub")));
+  const std::string verify =
+      "verify --keyring " + quoted(cli.keyring) + " --plugins " + quoted(cli.bundle);
+  const CommandResult refused = cli.run(verify);
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.output, Contains("signing key " + key_id +
+                                      " is trusted only for bundle acme, not for bundle"));
+
+  REQUIRE(cli.run("trust --public " + quoted(cli.public_key) + " --keyring " +
+                  quoted(cli.keyring) + " --bundle bundle").exit_code == 0);
+  const CommandResult accepted = cli.run(verify);
+  INFO(accepted.output);
+  CHECK(accepted.exit_code == 0);
+
+  const CommandResult revoke =
+      cli.run("revoke --public " + quoted(cli.public_key) + " --keyring " + quoted(cli.keyring));
+  INFO(revoke.output);
+  REQUIRE(revoke.exit_code == 0);
+  CHECK_FALSE(fs::exists(cli.keyring / "bundle" / "bundle" / (key_id + ".pub")));
+  const CommandResult revoked = cli.run(verify);
+  CHECK(revoked.exit_code == 2);
+  CHECK_THAT(revoked.output, Contains("signing key " + key_id + " is revoked (" +
+                                      (cli.keyring / "revoked" / (key_id + ".pub")).string()));
+  const CommandResult again = cli.run("trust --public " + quoted(cli.public_key) +
+                                      " --keyring " + quoted(cli.keyring));
+  CHECK(again.exit_code == 2);
+  CHECK_THAT(again.output, Contains("key " + key_id + " is revoked"));
+  CHECK_THAT(cli.run("trust --public " + quoted(cli.public_key) + " --keyring " +
+                     quoted(cli.keyring) + " --bundle ..").output,
+             Contains("is not a bundle directory name"));
+}

@@ -328,3 +328,58 @@ TEST_CASE("a bad keyring is refused naming the file or directory", "[trust]") {
                       Contains((temp.path() / "broken.pub").string()) &&
                           Contains("not an Ed25519 public key"));
 }
+
+TEST_CASE("a key trusted for one bundle verifies that bundle only", "[trust]") {
+  SignedBundle b;  // its bundle directory is named "bundle"
+  b.sign(1);
+  Keyring scoped;
+  scoped.add_for_bundle(b.key.pair.public_pem, "bundle");
+  VersionState state;
+  const BundleVerdict own = verify_bundle(b.bundle, scoped, state, now_unix());
+  INFO(own.reason);
+  CHECK(own.accepted);
+
+  Keyring elsewhere;
+  elsewhere.add_for_bundle(b.key.pair.public_pem, "acme");
+  VersionState fresh;
+  CHECK_THAT(verify_bundle(b.bundle, elsewhere, fresh, now_unix()).reason,
+             Contains("signing key " + b.key.key_id +
+                      " is trusted only for bundle acme, not for bundle"));
+}
+
+TEST_CASE("a revoked key is refused, named, even where it is also trusted", "[trust]") {
+  SignedBundle b;
+  b.sign(1);
+  b.keyring.revoke(b.key.pair.public_pem, "/keys/revoked/k.pub");
+  CHECK(b.keyring.find(b.key.key_id) == nullptr);
+  CHECK(b.keyring.key_ids().empty());
+  VersionState state;
+  const BundleVerdict verdict = b.verify(state);
+  CHECK_FALSE(verdict.accepted);
+  CHECK_THAT(verdict.reason,
+             Contains("signing key " + b.key.key_id + " is revoked (/keys/revoked/k.pub)"));
+}
+
+TEST_CASE("the keyring reads bundle/<name>/ and revoked/ beneath it", "[trust]") {
+  TempDir temp;
+  const TestKey vendor = make_test_key();
+  const TestKey acme = make_test_key();
+  const TestKey old = make_test_key();
+  const fs::path acme_dir = temp.path() / "bundle" / "acme";
+  const fs::path revoked_dir = temp.path() / "revoked";
+  fs::create_directories(acme_dir);
+  fs::create_directories(revoked_dir);
+  write_file(temp.path() / "vendor.pub", vendor.pair.public_pem);
+  write_file(temp.path() / "old.pub", old.pair.public_pem);
+  write_file(acme_dir / "acme.pub", acme.pair.public_pem);
+  write_file(revoked_dir / "old.pub", old.pair.public_pem);
+  const Keyring keyring = Keyring::load(temp.path());
+  CHECK(keyring.key_ids() == std::vector<std::string>{vendor.key_id});
+  CHECK(keyring.find(acme.key_id) == nullptr);
+  REQUIRE(keyring.find_for_bundle(acme.key_id, "acme") != nullptr);
+  CHECK(keyring.find_for_bundle(acme.key_id, "vendor") == nullptr);
+  CHECK(keyring.bundles_of(acme.key_id) == std::vector<std::string>{"acme"});
+  CHECK(keyring.find_for_bundle(old.key_id, "vendor") == nullptr);
+  REQUIRE(keyring.revocation(old.key_id) != nullptr);
+  CHECK(*keyring.revocation(old.key_id) == (revoked_dir / "old.pub").string());
+}
