@@ -81,9 +81,10 @@ void EngineLoop::run() {
     {
       std::unique_lock lock(mutex_);
       // With sequences running there is no waiting: the next step is due.
-      wake_.wait(lock, [this] { return stopping_ || !inbox_.empty() || !scheduler_.idle(); });
+      const auto busy = [this] { return !inbox_.empty() || !scheduler_.idle() || frees_due_; };
+      wake_.wait(lock, [&] { return stopping_ || busy(); });
       // Jobs already accepted are finished even while stopping.
-      if (inbox_.empty() && scheduler_.idle()) return;
+      if (!busy()) return;
       arrived.swap(inbox_);
     }
     for (Job& job : arrived) enqueue(std::move(job));
@@ -127,6 +128,7 @@ void EngineLoop::drop_departed() {
     // A waiting one leaves at once; a running one is dropped by the next
     // plan(), which lists it in to_free when the engine holds it.
     scheduler_.cancel(it->first);
+    frees_due_ = true;
     it->second.job.sink->abandoned();
     it = jobs_.erase(it);
   }
@@ -157,6 +159,7 @@ std::vector<host::ChunkRequest> EngineLoop::chunks_for(const sched::StepPlan& pl
 
 void EngineLoop::step_once() {
   const sched::StepPlan plan = scheduler_.plan();
+  frees_due_ = false;
   publish_counts();
   if (!plan.to_free.empty()) {
     try {
@@ -194,7 +197,10 @@ void EngineLoop::step_once() {
     if (!row.samples_next_token()) continue;
     const auto it = jobs_.find(row.sequence_id);
     results[i] = deliver(it->second, logits, result.next_tokens.at(i));
-    if (results[i] == RowResult::finished) jobs_.erase(it);
+    if (results[i] == RowResult::finished) {
+      jobs_.erase(it);
+      frees_due_ = true;
+    }
   }
   scheduler_.complete(plan, results);
   publish_counts();
@@ -233,6 +239,7 @@ void EngineLoop::fail_rows(const sched::StepPlan& plan, const openai::ApiError& 
     if (it == jobs_.end()) continue;
     it->second.job.sink->failed(error);
     scheduler_.cancel(row.sequence_id);  // freed by the next plan when the engine holds it
+    frees_due_ = true;
     jobs_.erase(it);
   }
 }

@@ -92,6 +92,9 @@ class EngineLoop {
   sched::Scheduler scheduler_;
   std::unordered_map<sched::SequenceId, Running> jobs_;
   sched::SequenceId next_sequence_id_ = 1;
+  // A sequence ended or was cancelled since the last plan(): the next plan
+  // lists it to free, so that round is due even when nothing else runs.
+  bool frees_due_ = false;
 
   std::mutex mutex_;
   std::condition_variable wake_;
