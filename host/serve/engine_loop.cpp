@@ -177,14 +177,24 @@ void EngineLoop::step_once() {
   host::StepResult result;
   try {
     result = engine_.step(chunks);
-  } catch (const host::EngineError& e) {
+  } catch (const std::exception& e) {
     // The engine does not say which row it refused: every job of the step fails.
     fail_rows(plan, internal_error(std::string("the engine failed: ") + e.what()));
     return;
   }
+  const std::size_t vocab = engine_.vocab_size();
+  std::size_t logits_rows = 0;
+  for (const host::ChunkRequest& chunk : chunks) logits_rows += chunk.logits == ALGENTA_LOGITS_LAST;
+  if (result.next_tokens.size() != chunks.size() || result.logits.size() != logits_rows * vocab) {
+    fail_rows(plan, internal_error("the engine answered a step of " +
+                                   std::to_string(chunks.size()) + " chunks with " +
+                                   std::to_string(result.next_tokens.size()) + " tokens and " +
+                                   std::to_string(result.logits.size()) + " logits (expected " +
+                                   std::to_string(logits_rows * vocab) + ")"));
+    return;
+  }
   metrics_.engine_step(plan.rows.size(), plan.token_count());
 
-  const std::size_t vocab = engine_.vocab_size();
   std::size_t logits_offset = 0;
   std::vector<RowResult> results(plan.rows.size(), RowResult::continues);
   for (std::size_t i = 0; i < plan.rows.size(); ++i) {
@@ -196,7 +206,7 @@ void EngineLoop::step_once() {
     }
     if (!row.samples_next_token()) continue;
     const auto it = jobs_.find(row.sequence_id);
-    results[i] = deliver(it->second, logits, result.next_tokens.at(i));
+    results[i] = deliver(it->second, logits, result.next_tokens[i]);
     if (results[i] == RowResult::finished) {
       jobs_.erase(it);
       frees_due_ = true;
