@@ -11,7 +11,8 @@ import subprocess
 import openai
 
 from make_serve_checkpoint import MODEL_NAME
-from serve_helpers import KEY, MESSAGES, EventStream, metric, need_host, scrape, streamed_text
+from serve_helpers import (KEY, EventStream, metric, need_host, requests_counted, scrape,
+                           streamed_text)
 from test_serve_runtime import long_request, wait_for
 
 CLIENTS = 16
@@ -41,8 +42,11 @@ def ask(client, i):
     return "".join(c.text for c in choices), choices[-1].finish_reason, logprobs
 
 
-def test_16_concurrent_openai_streams_each_get_what_they_get_alone(server):
-    client = openai.OpenAI(base_url=server.base_url, api_key=KEY, max_retries=0, timeout=120)
+def test_16_concurrent_openai_streams_each_get_what_they_get_alone(start_server):
+    # A small step budget cuts prompts into chunks whose bounds depend on the
+    # company; at most 8 run, so the others wait their turn.
+    s = start_server("--max-step-tokens", "16", "--max-running", "8")
+    client = openai.OpenAI(base_url=s.base_url, api_key=KEY, max_retries=0, timeout=120)
     alone = [ask(client, i) for i in range(CLIENTS)]
     with concurrent.futures.ThreadPoolExecutor(CLIENTS) as pool:
         together = list(pool.map(lambda i: ask(client, i), range(CLIENTS)))
@@ -68,8 +72,8 @@ def test_a_client_leaving_mid_stream_disturbs_nobody_and_is_freed(start_server):
         "the request whose client left is still running"
     samples = scrape(s)
     assert metric(samples, "algenta_kv_cache_usage_ratio") == 0, "its KV blocks were not freed"
-    assert metric(samples, "algenta_requests_total", status="499") == 1
-    assert metric(samples, "algenta_requests_total", status="200") == 2 * len(others)
+    assert requests_counted(samples, 499, "completions") == 1
+    assert requests_counted(samples, 200, "completions") == 2 * len(others)
 
 
 def open_long_streams(s, count):
@@ -84,27 +88,18 @@ def open_long_streams(s, count):
 
 def test_metrics_show_steps_carrying_several_requests(start_server):
     s = start_server()
-    streams = open_long_streams(s, 4)
+    streams = open_long_streams(s, 4)  # ~900 tokens each still to go
     try:
-        first = scrape(s)
-        generated = metric(first, "algenta_generation_tokens_total")
-        assert wait_for(lambda: metric(scrape(s), "algenta_generation_tokens_total")
-                        > generated + 8)
-        second = scrape(s)
-        for samples in (first, second):
-            assert metric(samples, "algenta_requests_running") == 4
-            assert metric(samples, "algenta_requests_waiting") == 0
-            usage = metric(samples, "algenta_kv_cache_usage_ratio")
-            assert 0 < usage <= 1, usage
-        steps = (metric(second, "algenta_engine_step_rows_count") -
-                 metric(first, "algenta_engine_step_rows_count"))
-        rows = (metric(second, "algenta_engine_step_rows_sum") -
-                metric(first, "algenta_engine_step_rows_sum"))
-        tokens = (metric(second, "algenta_engine_step_tokens_sum") -
-                  metric(first, "algenta_engine_step_tokens_sum"))
-        assert steps > 0
-        # All four decode in every step between the scrapes: one token each.
-        assert rows / steps == 4 and tokens / steps == 4, (rows, tokens, steps)
+        during = scrape(s)
+        steps = metric(during, "algenta_engine_step_rows_count")
+        rows = metric(during, "algenta_engine_step_rows_sum")
+        tokens = metric(during, "algenta_engine_step_tokens_sum")
+        assert rows / steps > 1, f"{rows} rows in {steps} steps: no step carried two requests"
+        assert tokens >= rows
+        assert metric(during, "algenta_requests_running") > 1
+        assert metric(during, "algenta_requests_waiting") == 0
+        usage = metric(during, "algenta_kv_cache_usage_ratio")
+        assert 0 < usage <= 1, usage
     finally:
         for stream in streams:
             stream.abort()
@@ -137,8 +132,8 @@ def test_past_max_queue_under_load_requests_get_429(start_server):
 
 
 def test_batching_flags_out_of_range_are_refused_naming_the_range(model, tmp_path):
-    for flag, value, allowed in (("--max-running", "0", "[1 - 4096]"),
-                                 ("--max-step-tokens", "2", "[3 - 1048576]")):
+    for flag, value, allowed in (("--max-running", "0", "1 to 4096"),
+                                 ("--max-step-tokens", "2", "3 to 1048576")):
         done = subprocess.run(
             [need_host(), "--state-file", str(tmp_path / "state.json"), "serve", "--model", model,
              "--plugin", "cpu_oracle", "--allow-oracle", "--port", "0", flag, value],
