@@ -61,6 +61,10 @@ class FakeStepEngine final : public serve::StepEngine {
     ++entered_;
     changed_.notify_all();
     changed_.wait(lock, [this] { return !hold_; });
+    if (fail_next_) {
+      fail_next_ = false;
+      throw host::EngineError(ALGENTA_STATUS_DEVICE, "the device fell over");
+    }
     std::set<std::uint64_t> seen;
     for (const host::ChunkRequest& chunk : chunks) {
       if (!seen.insert(chunk.sequence_id).second) refuse("a sequence twice in one step");
@@ -107,6 +111,11 @@ class FakeStepEngine final : public serve::StepEngine {
     hold_ = false;
     changed_.notify_all();
   }
+  // The next step to leave the hold fails, changing nothing.
+  void fail_next() {
+    std::lock_guard lock(mutex_);
+    fail_next_ = true;
+  }
   // Waits until `count` steps have begun.
   void wait_entered(std::size_t count) {
     std::unique_lock lock(mutex_);
@@ -152,6 +161,7 @@ class FakeStepEngine final : public serve::StepEngine {
   std::mutex mutex_;
   std::condition_variable changed_;
   bool hold_ = false;
+  bool fail_next_ = false;
   std::size_t entered_ = 0;
   std::size_t steps_ = 0;
   std::size_t max_rows_ = 0;
@@ -318,6 +328,24 @@ TEST_CASE("engine loop: a job that left while waiting never reaches the engine",
   f.loop.stop();
   CHECK(f.engine.refusals().empty());
   CHECK(f.engine.freed() == std::vector<std::uint64_t>{1});
+}
+
+TEST_CASE("engine loop: a failed step fails its jobs; the next jobs still run", "[serve][loop]") {
+  const std::vector<std::int32_t> expected = alone(2);
+  Fixture f({16, 4, 64});
+  f.engine.hold();
+  auto failing = f.submit(spec_for(0));
+  f.engine.wait_entered(1);
+  auto next = f.submit(spec_for(2));
+  f.engine.fail_next();
+  f.engine.release();
+  CHECK(failing->wait().second == "failed: the engine failed: the device fell over");
+  auto [tokens, end] = next->wait();
+  CHECK(end == "length");
+  CHECK(tokens == expected);
+  f.loop.stop();
+  CHECK(f.engine.refusals().empty());  // the failed sequence was never freed: the engine never held it
+  CHECK(f.engine.freed() == std::vector<std::uint64_t>{2});
 }
 
 TEST_CASE("engine loop: past --max-queue waiting jobs, submit answers queue_full",
