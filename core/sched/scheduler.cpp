@@ -31,20 +31,10 @@ SubmitResult Scheduler::submit(const SequenceRequest& request) {
                          std::to_string(request.max_new_tokens) + "; both must be >= 1");
   }
   if (live_ids_.count(request.id)) throw SchedulerError(id_text(request.id) + " is live already");
-  const std::uint64_t length = std::uint64_t(request.prompt_length) + request.max_new_tokens;
-  if (length > limits_.max_context) {
-    return {SubmitOutcome::too_large,
-            id_text(request.id) + " needs " + std::to_string(request.prompt_length) +
-                " prompt + " + std::to_string(request.max_new_tokens) + " new tokens = " +
-                std::to_string(length) + ", past the context of " +
-                std::to_string(limits_.max_context)};
-  }
-  const std::uint32_t blocks = lifetime_blocks(request);
-  if (blocks > limits_.total_blocks) {
-    return {SubmitOutcome::too_large,
-            id_text(request.id) + " needs " + std::to_string(blocks) + " KV blocks of " +
-                std::to_string(limits_.tokens_per_block) + " tokens; the cache has " +
-                std::to_string(limits_.total_blocks)};
+  if (const std::string refusal =
+          size_refusal(limits_, request.prompt_length, request.max_new_tokens);
+      !refusal.empty()) {
+    return {SubmitOutcome::too_large, id_text(request.id) + " " + refusal};
   }
   if (waiting_.size() >= limits_.max_waiting) {
     return {SubmitOutcome::queue_full,

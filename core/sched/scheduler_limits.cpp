@@ -35,4 +35,22 @@ std::uint32_t blocks_for_positions(std::uint64_t positions, std::uint32_t tokens
   return static_cast<std::uint32_t>((positions + tokens_per_block - 1) / tokens_per_block);
 }
 
+std::string size_refusal(const SchedulerLimits& limits, std::uint32_t prompt_length,
+                         std::uint32_t max_new_tokens) {
+  const std::uint64_t length = std::uint64_t(prompt_length) + max_new_tokens;
+  if (length > limits.max_context) {
+    return "needs " + std::to_string(prompt_length) + " prompt + " +
+           std::to_string(max_new_tokens) + " new tokens = " + std::to_string(length) +
+           ", past the context of " + std::to_string(limits.max_context);
+  }
+  // The last new token is sampled, never fed back, so it takes no position.
+  const std::uint32_t blocks = blocks_for_positions(length - 1, limits.tokens_per_block);
+  if (blocks > limits.total_blocks) {
+    return "needs " + std::to_string(blocks) + " KV blocks of " +
+           std::to_string(limits.tokens_per_block) + " tokens; the cache has " +
+           std::to_string(limits.total_blocks);
+  }
+  return {};
+}
+
 }  // namespace algenta::sched

@@ -41,4 +41,11 @@ std::uint32_t running_cap(const SchedulerLimits& limits);
 // Blocks that hold `positions` KV entries.
 std::uint32_t blocks_for_positions(std::uint64_t positions, std::uint32_t tokens_per_block);
 
+// Why a sequence of `prompt_length` + `max_new_tokens` can never run under
+// `limits` ("needs 100 prompt + 29 new tokens = 129, past the context of
+// 128", or more KV blocks than the cache has); empty when it can. The engine
+// loop asks before queueing, so the client gets its 400 at once.
+std::string size_refusal(const SchedulerLimits& limits, std::uint32_t prompt_length,
+                         std::uint32_t max_new_tokens);
+
 }  // namespace algenta::sched

@@ -41,6 +41,10 @@ struct ServeOptions {
   std::uint32_t max_context = 0;  // 0: the model's
   std::uint32_t max_prompt_tokens = 0;  // 0: the context less one
   std::size_t max_queue = 256;    // waiting requests; 429 above
+  // Continuous batching: sequences running at once (each gets a row in every
+  // step; the engine is opened to hold as many) and tokens per engine step.
+  std::uint32_t max_running = 64;
+  std::uint32_t max_step_tokens = 512;
   std::int64_t drain_timeout_ms = 30000;  // SIGTERM: how long in-flight requests may finish
   http::ServerOptions http;
 };

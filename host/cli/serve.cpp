@@ -75,7 +75,9 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
   settings.caps.max_prompt_token_ids = session.max_context();
 
   serve::ServeMetrics metrics(settings.model_name);
-  serve::EngineLoop loop(session, text.tokenizer(), metrics, options.max_queue);
+  serve::SessionStepEngine engine(session);
+  serve::EngineLoop loop(engine, text.tokenizer(), metrics,
+                         {options.max_queue, options.max_running, options.max_step_tokens});
   serve::ApiHandler api(settings, text, loop, metrics);
 
   http::ServerOptions server_options = options.http;
@@ -90,6 +92,10 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
             << session.plugin().entry().name << " (precision " << session.precision()
             << ", context " << session.max_context() << " tokens) at http://"
             << server_options.host << ":" << server.port() << "/v1\n";
+  const sched::SchedulerLimits& batch = loop.limits();
+  std::cerr << kCommand << ": batching up to " << batch.max_step_rows << " requests and "
+            << batch.max_step_tokens << " tokens per step over " << batch.total_blocks
+            << " KV blocks of " << batch.tokens_per_block << " tokens\n";
   if (settings.is_oracle) {
     std::cerr << kCommand << ": this is the CPU fp32 verification oracle: correct and slow, for "
                              "checking engines, not for production traffic\n";
@@ -131,9 +137,13 @@ int open_and_serve(std::unique_ptr<loader::LoadedPlugin> plugin, const ServeOpti
   }
   const std::string name = plugin->entry().name;
   try {
-    EngineSession session(std::move(plugin), {options.model_dir, options.max_context,
-                                              options.precision.precision,
-                                              options.precision.allow_weight_rounding});
+    EngineOpenOptions open;
+    open.checkpoint_dir = options.model_dir;
+    open.max_context = options.max_context;
+    open.max_sequences = options.max_running;  // the scheduler never runs more at once
+    open.precision = options.precision.precision;
+    open.allow_weight_rounding = options.precision.allow_weight_rounding;
+    EngineSession session(std::move(plugin), open);
     report_weight_rounding(std::cerr, "serve", session);
     return serve_http(session, *text, options, std::move(keys), stop_signals);
   } catch (const EngineError& e) {

@@ -19,6 +19,18 @@ void add_serve_flags(CLI::App* serve, ServeOptions& options) {
   serve->add_option("--max-queue", options.max_queue, "requests that may wait; 429 above")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
       ->capture_default_str();
+  // Each running sequence gets a row in every step, so this is also the
+  // engine's resident sequence count (it is opened with as many).
+  serve->add_option("--max-running", options.max_running,
+                    "requests batched into each engine step (and held by the engine at once)")
+      ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{4096}))
+      ->capture_default_str();
+  // Three at least: a prompt chunk is never one token (a one-token chunk would
+  // take the decode path), so two could never take a three-token remainder.
+  serve->add_option("--max-step-tokens", options.max_step_tokens,
+                    "tokens per engine step, decode tokens and prompt chunks together")
+      ->check(CLI::Range(std::uint32_t{3}, std::uint32_t{1} << 20))
+      ->capture_default_str();
   serve->add_option("--drain-timeout-ms", options.drain_timeout_ms,
                     "on SIGTERM, how long requests in flight may take to finish")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{3600000}))

@@ -86,6 +86,7 @@ EngineSession::EngineSession(std::unique_ptr<loader::LoadedPlugin> plugin,
   args.round_weights_to =
       options.allow_weight_rounding ? single_weight_dtype(policy) : options.round_weights_to;
   args.requested_max_context = options.max_context;
+  args.max_sequences = options.max_sequences;
   check(plugin_->table().engine_open(&args));
   engine_ = args.engine;
   vocab_size_ = args.vocab_size;

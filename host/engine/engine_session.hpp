@@ -42,6 +42,7 @@ struct EngineOpenOptions {
   // or, for a reference, to a named type (`round_weights_to`).
   bool allow_weight_rounding = false;
   AlgentaDtype round_weights_to = ALGENTA_DTYPE_NONE;
+  std::uint32_t max_sequences = 0;  // resident at once; 0 = the engine's default
 };
 
 // What rounding the engine did at open (nothing without consent).

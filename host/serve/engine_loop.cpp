@@ -1,42 +1,67 @@
 #include "serve/engine_loop.hpp"
 
 #include <exception>
+#include <iostream>
 
 #include "sampling/sampling_params.hpp"
 
 namespace algenta::serve {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using sched::RowResult;
 
-double seconds_between(Clock::time_point from, Clock::time_point to) {
+double seconds_between(std::chrono::steady_clock::time_point from,
+                       std::chrono::steady_clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
+}
+
+openai::ApiError internal_error(const std::string& what) {
+  return openai::ApiError(openai::ErrorKind::internal, what);
 }
 
 }  // namespace
 
-EngineLoop::EngineLoop(host::EngineSession& session, const tokenizer::Tokenizer& tokenizer,
-                       ServeMetrics& metrics, std::size_t max_waiting)
-    : session_(session), tokenizer_(tokenizer), metrics_(metrics), max_waiting_(max_waiting) {
-  publish_kv_usage(0);
+EngineLoop::EngineLoop(StepEngine& engine, const tokenizer::Tokenizer& tokenizer,
+                       ServeMetrics& metrics, const BatchOptions& options)
+    : engine_(engine),
+      tokenizer_(tokenizer),
+      metrics_(metrics),
+      limits_(batch_limits(engine.memory_report(), engine.max_context(), options)),
+      scheduler_(limits_) {
+  metrics_.kv_cache_usage(0);
   thread_ = std::thread([this] { run(); });
 }
 
 EngineLoop::~EngineLoop() { stop(); }
 
 void EngineLoop::submit(Job job) {
+  const std::size_t prompt = job.spec.prompt.size();
+  const std::uint32_t max_tokens = job.spec.max_tokens;
+  // Refused here rather than by the scheduler, so the client gets a 400
+  // before a stream's headers go out.
+  const std::string refusal =
+      prompt == 0 || max_tokens == 0
+          ? "needs at least one prompt token and one new token"
+          : sched::size_refusal(limits_, static_cast<std::uint32_t>(prompt), max_tokens);
+  if (!refusal.empty()) {
+    throw openai::ApiError(openai::ErrorKind::invalid_request,
+                           "a prompt of " + std::to_string(prompt) + " tokens with max_tokens " +
+                               std::to_string(max_tokens) + " cannot run (context " +
+                               std::to_string(limits_.max_context) + " tokens): it " + refusal);
+  }
   {
     std::lock_guard lock(mutex_);
     if (stopping_) {
       throw openai::ApiError(openai::ErrorKind::not_ready, "the server is shutting down");
     }
-    if (waiting_.size() >= max_waiting_) {
+    if (queued_ >= limits_.max_waiting) {
       throw openai::ApiError(openai::ErrorKind::queue_full,
-                             "the request queue is full (" + std::to_string(max_waiting_) +
+                             "the request queue is full (" + std::to_string(limits_.max_waiting) +
                                  " requests waiting, the --max-queue limit); retry later");
     }
-    waiting_.push_back(std::move(job));
-    metrics_.requests_waiting(waiting_.size());
+    inbox_.push_back(std::move(job));
+    ++queued_;
+    metrics_.requests_waiting(queued_);
   }
   wake_.notify_one();
 }
@@ -52,93 +77,192 @@ void EngineLoop::stop() {
 
 void EngineLoop::run() {
   for (;;) {
-    Job job;
+    std::deque<Job> arrived;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !waiting_.empty(); });
+      // With sequences running there is no waiting: the next step is due.
+      const auto busy = [this] { return !inbox_.empty() || !scheduler_.idle() || frees_due_; };
+      wake_.wait(lock, [&] { return stopping_ || busy(); });
       // Jobs already accepted are finished even while stopping.
-      if (waiting_.empty()) return;
-      job = std::move(waiting_.front());
-      waiting_.pop_front();
-      metrics_.requests_waiting(waiting_.size());
+      if (!busy()) return;
+      arrived.swap(inbox_);
     }
-    metrics_.requests_running(1);
-    run_job(job);
-    metrics_.requests_running(0);
+    for (Job& job : arrived) enqueue(std::move(job));
+    drop_departed();
+    step_once();
   }
 }
 
-void EngineLoop::publish_kv_usage(std::size_t resident_tokens) {
-  const host::MemoryReport report = session_.memory_report();
-  if (report.kv_blocks_total > 0) {
-    metrics_.kv_cache_usage(double(report.kv_blocks_total - report.kv_blocks_free) /
-                            double(report.kv_blocks_total));
-  } else {
-    // An engine without block geometry (the oracle): tokens held of those
-    // one sequence may hold.
-    metrics_.kv_cache_usage(double(resident_tokens) / double(session_.max_context()));
-  }
-}
-
-void EngineLoop::run_job(Job& job) {
-  if (job.sink->cancelled()) {  // left while waiting: never reaches the engine
+void EngineLoop::enqueue(Job job) {
+  if (job.sink->cancelled()) {  // left while waiting: never reaches the scheduler
     job.sink->abandoned();
     return;
   }
-  const std::uint64_t id = next_sequence_id_++;
-  Generation generation(std::move(job.spec), tokenizer_);
-  const std::vector<std::int32_t>& prompt = generation.spec().prompt;
-  metrics_.prompt_tokens(prompt.size());
-  bool resident = false;
-  Clock::time_point last_token = job.arrival;
-  try {
-    std::vector<std::int32_t> input = prompt;
-    std::uint32_t start = 0;
-    for (;;) {
-      const AlgentaLogitsRequest logits =
-          generation.needs_logits() ? ALGENTA_LOGITS_LAST : ALGENTA_LOGITS_NONE;
-      const host::StepResult step = session_.step({{id, input, start, logits}});
-      resident = true;
-      metrics_.engine_step(1, input.size());
-      const StepOutput out = generation.advance(step.logits, step.next_tokens.at(0));
-      const Clock::time_point now = Clock::now();
-      if (generation.output().size() == 1) {
-        metrics_.time_to_first_token(seconds_between(job.arrival, now));
-        publish_kv_usage(prompt.size() + 1);
-      } else {
-        metrics_.inter_token_latency(seconds_between(last_token, now));
-      }
-      last_token = now;
-      metrics_.generation_tokens(1);
-      const openai::Usage usage{static_cast<std::int64_t>(prompt.size()),
-                                static_cast<std::int64_t>(generation.output().size())};
-      job.sink->output(out, usage);
-      if (out.finished) break;
-      if (job.sink->cancelled()) {
-        job.sink->abandoned();
-        break;
-      }
-      start = static_cast<std::uint32_t>(prompt.size() + generation.output().size() - 1);
-      input.assign(1, generation.output().back());
-    }
-  } catch (const host::EngineError& e) {
-    job.sink->failed(openai::ApiError(openai::ErrorKind::internal,
-                                      std::string("the engine failed: ") + e.what()));
-  } catch (const sampling::SamplingError& e) {
-    job.sink->failed(openai::ApiError(openai::ErrorKind::internal,
-                                      std::string("sampling failed: ") + e.what()));
-  } catch (const std::exception& e) {
-    job.sink->failed(openai::ApiError(openai::ErrorKind::internal, e.what()));
+  const sched::SequenceId id = next_sequence_id_++;
+  const sched::SubmitResult submitted =
+      scheduler_.submit({id, static_cast<std::uint32_t>(job.spec.prompt.size()),
+                         job.spec.max_tokens});
+  if (!submitted.accepted()) {
+    // submit() already refused these; the scheduler agrees unless a bug
+    // separates the two checks.
+    job.sink->failed(openai::ApiError(submitted.outcome == sched::SubmitOutcome::queue_full
+                                          ? openai::ErrorKind::queue_full
+                                          : openai::ErrorKind::invalid_request,
+                                      submitted.reason));
+    return;
   }
-  if (resident) {
+  metrics_.prompt_tokens(job.spec.prompt.size());
+  const Clock::time_point arrival = job.arrival;
+  GenerationSpec spec = std::move(job.spec);
+  jobs_.emplace(std::piecewise_construct, std::forward_as_tuple(id),
+                std::forward_as_tuple(Running{std::move(job), Generation(std::move(spec), tokenizer_),
+                                              arrival}));
+}
+
+void EngineLoop::drop_departed() {
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    if (!it->second.job.sink->cancelled()) {
+      ++it;
+      continue;
+    }
+    // A waiting one leaves at once; a running one is dropped by the next
+    // plan(), which lists it in to_free when the engine holds it.
+    scheduler_.cancel(it->first);
+    frees_due_ = true;
+    it->second.job.sink->abandoned();
+    it = jobs_.erase(it);
+  }
+}
+
+std::vector<host::ChunkRequest> EngineLoop::chunks_for(const sched::StepPlan& plan) const {
+  std::vector<host::ChunkRequest> chunks;
+  chunks.reserve(plan.rows.size());
+  for (const sched::StepRow& row : plan.rows) {
+    const Generation& generation = jobs_.at(row.sequence_id).generation;
+    host::ChunkRequest chunk;
+    chunk.sequence_id = row.sequence_id;
+    chunk.start_position = row.start_position;
+    if (row.is_prefill) {
+      const auto first = generation.spec().prompt.begin() + row.start_position;
+      chunk.tokens.assign(first, first + row.token_count);
+    } else {
+      chunk.tokens.assign(1, generation.output().back());
+    }
+    // Logits only where a token is sampled and the engine's greedy pick
+    // will not do; a chunk before the prompt's last needs none.
+    chunk.logits = row.samples_next_token() && generation.needs_logits() ? ALGENTA_LOGITS_LAST
+                                                                          : ALGENTA_LOGITS_NONE;
+    chunks.push_back(std::move(chunk));
+  }
+  return chunks;
+}
+
+void EngineLoop::step_once() {
+  const sched::StepPlan plan = scheduler_.plan();
+  frees_due_ = false;
+  publish_counts();
+  if (!plan.to_free.empty()) {
     try {
-      session_.free_sequences({id});
-    } catch (const host::EngineError&) {
-      // The engine refused to free what it holds; nothing else can be done
-      // here, and the next open of the id would be refused loudly.
+      engine_.free_sequences(plan.to_free);
+    } catch (const host::EngineError& e) {
+      // The engine refused to free what it holds; the scheduler gave the
+      // blocks back anyway, and a later open of such an id would be refused
+      // loudly.
+      std::cerr << "algenta-host serve: freeing finished sequences failed: " << e.what() << "\n";
     }
   }
-  publish_kv_usage(0);
+  if (plan.rows.empty()) return;
+
+  const std::vector<host::ChunkRequest> chunks = chunks_for(plan);
+  host::StepResult result;
+  try {
+    result = engine_.step(chunks);
+  } catch (const std::exception& e) {
+    // The engine does not say which row it refused: every job of the step fails.
+    fail_rows(plan, internal_error(std::string("the engine failed: ") + e.what()));
+    return;
+  }
+  const std::size_t vocab = engine_.vocab_size();
+  std::size_t logits_rows = 0;
+  for (const host::ChunkRequest& chunk : chunks) logits_rows += chunk.logits == ALGENTA_LOGITS_LAST;
+  if (result.next_tokens.size() != chunks.size() || result.logits.size() != logits_rows * vocab) {
+    fail_rows(plan, internal_error("the engine answered a step of " +
+                                   std::to_string(chunks.size()) + " chunks with " +
+                                   std::to_string(result.next_tokens.size()) + " tokens and " +
+                                   std::to_string(result.logits.size()) + " logits (expected " +
+                                   std::to_string(logits_rows * vocab) + ")"));
+    return;
+  }
+  metrics_.engine_step(plan.rows.size(), plan.token_count());
+
+  std::size_t logits_offset = 0;
+  std::vector<RowResult> results(plan.rows.size(), RowResult::continues);
+  for (std::size_t i = 0; i < plan.rows.size(); ++i) {
+    const sched::StepRow& row = plan.rows[i];
+    std::span<const float> logits;
+    if (chunks[i].logits == ALGENTA_LOGITS_LAST) {
+      logits = std::span<const float>(result.logits).subspan(logits_offset, vocab);
+      logits_offset += vocab;
+    }
+    if (!row.samples_next_token()) continue;
+    const auto it = jobs_.find(row.sequence_id);
+    results[i] = deliver(it->second, logits, result.next_tokens[i]);
+    if (results[i] == RowResult::finished) {
+      jobs_.erase(it);
+      frees_due_ = true;
+    }
+  }
+  scheduler_.complete(plan, results);
+  publish_counts();
+}
+
+RowResult EngineLoop::deliver(Running& running, std::span<const float> logits,
+                              std::int32_t engine_token) {
+  StepOutput out;
+  try {
+    out = running.generation.advance(logits, engine_token);
+  } catch (const sampling::SamplingError& e) {
+    running.job.sink->failed(internal_error(std::string("sampling failed: ") + e.what()));
+    return RowResult::finished;
+  } catch (const std::exception& e) {
+    running.job.sink->failed(internal_error(e.what()));
+    return RowResult::finished;
+  }
+  const Clock::time_point now = Clock::now();
+  const std::size_t generated = running.generation.output().size();
+  if (generated == 1) {
+    metrics_.time_to_first_token(seconds_between(running.job.arrival, now));
+  } else {
+    metrics_.inter_token_latency(seconds_between(running.last_token, now));
+  }
+  running.last_token = now;
+  metrics_.generation_tokens(1);
+  const openai::Usage usage{static_cast<std::int64_t>(running.generation.spec().prompt.size()),
+                            static_cast<std::int64_t>(generated)};
+  running.job.sink->output(out, usage);
+  return out.finished ? RowResult::finished : RowResult::continues;
+}
+
+void EngineLoop::fail_rows(const sched::StepPlan& plan, const openai::ApiError& error) {
+  for (const sched::StepRow& row : plan.rows) {
+    const auto it = jobs_.find(row.sequence_id);
+    if (it == jobs_.end()) continue;
+    it->second.job.sink->failed(error);
+    scheduler_.cancel(row.sequence_id);  // freed by the next plan when the engine holds it
+    frees_due_ = true;
+    jobs_.erase(it);
+  }
+}
+
+void EngineLoop::publish_counts() {
+  const sched::SchedulerStats stats = scheduler_.stats();
+  {
+    std::lock_guard lock(mutex_);
+    queued_ = inbox_.size() + stats.waiting;
+    metrics_.requests_waiting(queued_);
+  }
+  metrics_.requests_running(stats.running);
+  metrics_.kv_cache_usage(stats.kv_usage());
 }
 
 }  // namespace algenta::serve

@@ -1,7 +1,9 @@
 // The one thread that drives the engine. HTTP handlers post jobs; the loop
-// runs them first come, first served (one sequence at a time until the
-// batching scheduler replaces it), checks between engine steps whether the
-// client is gone, and frees a sequence before the next step once it is.
+// batches them through the continuous-batching scheduler (core/sched): each
+// round is one engine step carrying a decode token of every running request
+// and prefill chunks of new ones. Requests join and leave between steps; a
+// client that is gone is dropped there and its sequence freed before the
+// next step.
 #pragma once
 
 #include <chrono>
@@ -11,11 +13,15 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
+#include <vector>
 
-#include "engine/engine_session.hpp"
 #include "openai/errors.hpp"
+#include "sched/scheduler.hpp"
+#include "serve/batch_limits.hpp"
 #include "serve/generation.hpp"
 #include "serve/metrics.hpp"
+#include "serve/step_engine.hpp"
 
 namespace algenta::serve {
 
@@ -42,33 +48,59 @@ struct Job {
 
 class EngineLoop {
  public:
-  EngineLoop(host::EngineSession& session, const tokenizer::Tokenizer& tokenizer,
-             ServeMetrics& metrics, std::size_t max_waiting);
+  // Throws sched::SchedulerError when `options` cannot be planned with.
+  EngineLoop(StepEngine& engine, const tokenizer::Tokenizer& tokenizer, ServeMetrics& metrics,
+             const BatchOptions& options);
   ~EngineLoop();  // stop()
   EngineLoop(const EngineLoop&) = delete;
   EngineLoop& operator=(const EngineLoop&) = delete;
 
-  // Queues a job; ApiError queue_full (429) when `max_waiting` jobs wait
-  // already, not_ready (503) once stop() was called.
+  // Queues a job. ApiError invalid_request (400) when it can never run on
+  // this engine, queue_full (429) when `max_waiting` jobs wait already,
+  // not_ready (503) once stop() was called.
   void submit(Job job);
   // Takes no more jobs, finishes those already taken, joins the thread.
   void stop();
 
- private:
-  void run();
-  void run_job(Job& job);
-  void publish_kv_usage(std::size_t resident_tokens);
+  const sched::SchedulerLimits& limits() const { return limits_; }
 
-  host::EngineSession& session_;
+ private:
+  using Clock = std::chrono::steady_clock;
+  // A job the scheduler knows, from its submission to its last output.
+  struct Running {
+    Job job;
+    Generation generation;
+    Clock::time_point last_token;
+  };
+
+  void run();
+  void enqueue(Job job);
+  void drop_departed();
+  void step_once();
+  std::vector<host::ChunkRequest> chunks_for(const sched::StepPlan& plan) const;
+  sched::RowResult deliver(Running& running, std::span<const float> logits,
+                           std::int32_t engine_token);
+  void fail_rows(const sched::StepPlan& plan, const openai::ApiError& error);
+  void publish_counts();
+
+  StepEngine& engine_;
   const tokenizer::Tokenizer& tokenizer_;
   ServeMetrics& metrics_;
-  const std::size_t max_waiting_;
+  const sched::SchedulerLimits limits_;
+
+  // The loop thread's own.
+  sched::Scheduler scheduler_;
+  std::unordered_map<sched::SequenceId, Running> jobs_;
+  sched::SequenceId next_sequence_id_ = 1;
+  // A sequence ended or was cancelled since the last plan(): the next plan
+  // lists it to free, so that round is due even when nothing else runs.
+  bool frees_due_ = false;
 
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Job> waiting_;
+  std::deque<Job> inbox_;
+  std::size_t queued_ = 0;  // in the inbox or the scheduler's queue: the --max-queue count
   bool stopping_ = false;
-  std::uint64_t next_sequence_id_ = 1;
   std::thread thread_;
 };
 

@@ -54,27 +54,27 @@ ServeMetrics::ServeMetrics(const std::string& model_name)
                             .Add(model);
   waiting_ = &prometheus::BuildGauge()
                   .Name("algenta_requests_waiting")
-                  .Help("Requests queued for the engine")
+                  .Help("Requests queued for admission to the engine (the --max-queue count)")
                   .Register(*registry_)
                   .Add(model);
   running_ = &prometheus::BuildGauge()
                   .Name("algenta_requests_running")
-                  .Help("Requests the engine is working on")
+                  .Help("Requests admitted to the engine, sharing its steps")
                   .Register(*registry_)
                   .Add(model);
   kv_usage_ = &prometheus::BuildGauge()
                    .Name("algenta_kv_cache_usage_ratio")
-                   .Help("Fraction of KV cache blocks in use (0-1)")
+                   .Help("Fraction of KV cache blocks held by running requests (0-1)")
                    .Register(*registry_)
                    .Add(model);
   step_rows_ = &prometheus::BuildHistogram()
                     .Name("algenta_engine_step_rows")
-                    .Help("Sequences carried by one engine step")
+                    .Help("Requests carried by one engine step (decode tokens and prompt chunks)")
                     .Register(*registry_)
                     .Add(model, count_buckets());
   step_tokens_ = &prometheus::BuildHistogram()
                       .Name("algenta_engine_step_tokens")
-                      .Help("Tokens carried by one engine step")
+                      .Help("Tokens carried by one engine step, decode and prefill together")
                       .Register(*registry_)
                       .Add(model, count_buckets());
 }

@@ -156,9 +156,10 @@ def test_sigterm_lets_a_running_stream_finish_then_exits_0(start_server):
 
 
 def test_past_max_queue_requests_get_429_with_retry_after(start_server):
-    """One request running, --max-queue 1 waiting: the next is refused with
-    429 and Retry-After, in OpenAI's error JSON; the others still finish."""
-    s = start_server("--max-queue", "1")
+    """One request running (--max-running 1), --max-queue 1 waiting: the next
+    is refused with 429 and Retry-After, in OpenAI's error JSON; the others
+    still finish."""
+    s = start_server("--max-running", "1", "--max-queue", "1")
     long = {"model": "tiny-serve-qwen3", "prompt": [5, 6, 7], "max_tokens": 1000,
             "ignore_eos": True, "temperature": 0, "stream": True}
     running = EventStream(s, "/v1/completions", long)

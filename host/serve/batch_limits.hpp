@@ -1,0 +1,28 @@
+// What the engine loop's scheduler may plan: the engine's KV geometry and
+// context, and the operator's budgets (--max-queue, --max-running,
+// --max-step-tokens).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "engine/engine_session.hpp"
+#include "sched/scheduler_limits.hpp"
+
+namespace algenta::serve {
+
+struct BatchOptions {
+  std::size_t max_waiting = 256;        // --max-queue: requests queued; 429 above
+  std::uint32_t max_running = 64;       // --max-running: sequences per step, and resident
+  std::uint32_t max_step_tokens = 512;  // --max-step-tokens: decode and prefill tokens per step
+};
+
+// A paged engine reports its blocks. One without (kv_tokens_per_block 0, the
+// CPU oracle) keeps each sequence in a slot of max_context tokens: one block
+// per sequence, and as many blocks as sequences it holds, which serve opens
+// it with (max_sequences = max_running). Throws sched::SchedulerError for
+// budgets the scheduler cannot plan with.
+sched::SchedulerLimits batch_limits(const host::MemoryReport& report, std::uint32_t max_context,
+                                    const BatchOptions& options);
+
+}  // namespace algenta::serve
