@@ -18,6 +18,8 @@ from conftest import (BUILD_DIR, BUILD_HOST, CUDA_PLUGINS, SOURCE_DIR, TEST_PLUG
 from make_serve_checkpoint import make as make_serve_checkpoint
 
 PROMPT_IDS = "1,2,3,4,5"
+TRANSFORMERS_REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                      "fixtures", "serve", "transformers_chat_tiny.json")
 CUDA_NAMES = ["cuda_sm75", "cuda_sm80", "cuda_sm89", "cuda_sm90a"]
 
 
@@ -143,13 +145,19 @@ def test_operator_commands_run_from_the_unpacked_release(installed, checkpoint, 
                       "--prompt-ids", PROMPT_IDS, "--max-tokens", "8")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == build_tree_tokens[1]
+    # The transformers fp32 reference committed for this checkpoint (made on a
+    # GPU machine by tests/gpu/serve_check.sh), copied out of the checkout.
+    reference = tmp_path / "transformers_reference.json"
+    shutil.copyfile(TRANSFORMERS_REFERENCE, reference)
     r = installed.run("verify", "--model", prepared, "--plugin", "cpu_oracle", "--allow-oracle",
-                      "--lengths", "7", "--tokens", "8", "--json", tmp_path / "verify.json")
-    # Exit 4: every gate but transformers passed (no transformers reference here).
-    assert r.returncode == 4, r.stdout + r.stderr
+                      "--transformers-reference", reference, "--lengths", "7", "--tokens", "8",
+                      "--json", tmp_path / "verify.json")
+    assert r.returncode == 0, r.stdout + r.stderr
     result = json.loads((tmp_path / "verify.json").read_text())
-    assert [(g["gate"], g["verdict"]) for g in result["gates"]][:3] == [
-        ("oracle", "PASS"), ("repeat", "PASS"), ("concurrent", "PASS")], result["gates"]
+    verdicts = [(g["gate"], g["verdict"]) for g in result["gates"]]
+    assert verdicts[:3] == [("oracle", "PASS"), ("repeat", "PASS"), ("concurrent", "PASS")], verdicts
+    assert verdicts[3:] == [("transformers", "PASS")], verdicts
+    assert r.stdout.count("transformers ") == 5, r.stdout  # one line per chat prompt
 
 
 def serve_completion(command, cwd, env):
