@@ -288,9 +288,9 @@ def test_the_license_gate_refuses_an_unknown_library(release, tmp_path):
 def test_the_license_gate_refuses_an_unapproved_license(release, tmp_path):
     root = unpack_tarball(release[2], str(tmp_path / "tree"))
     approved = tmp_path / "approved.txt"
-    with open(os.path.join(SOURCE_DIR, "packaging", "approved-licenses.txt")) as f:
+    with open(os.path.join(SOURCE_DIR, "scripts", "release", "approved-licenses.txt")) as f:
         approved.write_text("".join(l for l in f if not l.startswith("BSL-1.0")))
-    r = run(["python3", os.path.join(SOURCE_DIR, "packaging", "tools", "license_gate.py"), root,
+    r = run(["python3", os.path.join(SOURCE_DIR, "scripts", "release", "tools", "license_gate.py"), root,
              "--project-version", "0", "--approved", approved])
     assert r.returncode == 1
     assert "component Boost: license BSL-1.0 is not approved" in r.stderr, r.stderr

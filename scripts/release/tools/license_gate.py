@@ -211,7 +211,7 @@ class Gate:
                 self.refuse(f"component {name}: unlicensed (components.json gives no license)")
             elif license_id not in self.approved:
                 self.refuse(f"component {name}: license {license_id} is not approved "
-                            "(packaging/approved-licenses.txt)")
+                            "(scripts/release/approved-licenses.txt)")
             elif way not in self.approved[license_id]:
                 allowed = ", ".join(sorted(self.approved[license_id]))
                 self.refuse(f"component {name}: license {license_id} is approved only as "
@@ -327,7 +327,7 @@ def sbom_document(tree, project_version, gate, facts, notices, created_epoch):
         "name": f"algenta-host-{project_version}-linux-x86_64",
         "documentNamespace": f"https://spdx.org/spdxdocs/algenta-host-{project_version}-{listing}",
         "creationInfo": {"created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(created_epoch)),
-                         "creators": ["Tool: algenta-host packaging/tools/license_gate.py"]},
+                         "creators": ["Tool: algenta-host scripts/release/tools/license_gate.py"]},
         "documentDescribes": [own],
         "packages": packages, "files": files, "relationships": relationships,
         "hasExtractedLicensingInfos": sorted(extracted.values(), key=lambda e: e["licenseId"]),
@@ -341,7 +341,7 @@ def main():
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser.add_argument("--components", default=os.path.join(here, "components.json"))
     parser.add_argument("--approved", default=os.path.join(here, "approved-licenses.txt"))
-    parser.add_argument("--source-dir", default=os.path.dirname(here),
+    parser.add_argument("--source-dir", default=os.path.dirname(os.path.dirname(here)),
                         help="checkout, for notices named relative to it")
     parser.add_argument("--cuda-home", default=os.environ.get("CUDA_HOME", "/usr/local/cuda"))
     parser.add_argument("--sbom-copy", help="also write the SBOM here (e.g. into the build tree)")
