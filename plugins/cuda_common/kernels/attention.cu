@@ -1,10 +1,11 @@
 // Causal attention over the paged cache, flash style: keys are visited in
 // fixed blocks of kKvBlockTokens from position 0 with an online softmax, so
 // no score matrix is ever stored (workspace is O(rows x heads x head_dim)).
-// One warp per (row, query head): lane j scores key j of a block (staged in
-// shared memory by the whole warp), the block's
-// max and sum use the fixed butterfly, and every lane then accumulates its
-// head_dim slice over the block's keys in increasing order. GQA maps query
+// Prefill: one warp per (row, query head). Decode: one warp per (row, query
+// head, block), merged in block order. In both, lane j scores key j of a
+// block (staged in shared memory by the whole warp), the block's max and
+// sum use the fixed butterfly, and every lane then accumulates its head_dim
+// slice over the block's keys in increasing order. GQA maps query
 // head h to kv head h / (heads / kv_heads). Both forms below reduce in an
 // order fixed by the row's position alone: never by the batch, the chunking
 // of the prompt, or other sequences.
@@ -49,15 +50,73 @@ constexpr int kKeyStageFloats = 16 * (128 + 1);
 
 // Keys [first, first + count) of a block, copied whole-warp and coalesced
 // (consecutive lanes read consecutive floats) into `stage` rows of `pitch`.
+// Each lane issues kStageLoads loads before it stores any, so a warp keeps
+// that many cache lines in flight instead of one.
+constexpr int kStageLoads = 8;
 __device__ void stage_keys(const float* keys, int first, int count, int hd, int pitch, float* stage) {
   const float* source = keys + first * hd;
   const int total = count * hd;
   __syncwarp();  // the previous pass is done reading
-  for (int i = threadIdx.x % 32; i < total; i += 32) {
-    const int row = i / hd;
-    stage[row * pitch + (i - row * hd)] = source[i];
+  for (int base = threadIdx.x % 32; base < total; base += 32 * kStageLoads) {
+    float loaded[kStageLoads];
+#pragma unroll
+    for (int u = 0; u < kStageLoads; ++u) {
+      const int i = base + 32 * u;
+      loaded[u] = i < total ? source[i] : 0.f;
+    }
+#pragma unroll
+    for (int u = 0; u < kStageLoads; ++u) {
+      const int i = base + 32 * u;
+      const int row = i / hd;
+      if (i < total) stage[row * pitch + (i - row * hd)] = loaded[u];
+    }
   }
   __syncwarp();
+}
+
+// acc[i] += w_j * value_j[lane + 32 i] for the block's keys j = 0 .. valid-1
+// in that order. Values are loaded kValueLoads keys at a time before any is
+// multiplied (loads in flight); the additions keep the order of j.
+constexpr int kValueLoads = 4;
+__device__ __forceinline__ void accumulate_values(const float* values, int valid, int hd,
+                                                  float weight, RunningSoftmax& state) {
+  const int lane = threadIdx.x % 32;
+  for (int j0 = 0; j0 < valid; j0 += kValueLoads) {
+    float loaded[kValueLoads][kMaxHeadDimPerLane];
+#pragma unroll
+    for (int u = 0; u < kValueLoads; ++u) {
+      const float* value = values + (j0 + u) * hd;
+#pragma unroll
+      for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+        const int d = lane + 32 * i;
+        loaded[u][i] = (j0 + u < valid && d < hd) ? value[d] : 0.f;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kValueLoads; ++u) {
+      // Every lane shuffles (the source lane must take part), then the keys
+      // past `valid` are skipped, as the one-key-at-a-time loop never saw them.
+      const float w = __shfl_sync(0xffffffffu, weight, (j0 + u) % 32);
+      if (j0 + u >= valid) break;
+#pragma unroll
+      for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+        if (lane + 32 * i < hd) state.acc[i] = __fmaf_rn(w, loaded[u][i], state.acc[i]);
+      }
+    }
+  }
+}
+
+// query . key over d = 0 .. hd-1 as four running sums (d mod 4), added
+// (s0 + s1) + (s2 + s3): four independent chains instead of one long one.
+__device__ __forceinline__ float dot_product(const float* query, const float* key, int hd) {
+  float sums[4] = {0.f, 0.f, 0.f, 0.f};
+  int d = 0;
+  for (; d + 4 <= hd; d += 4) {
+#pragma unroll
+    for (int u = 0; u < 4; ++u) sums[u] = __fmaf_rn(query[d + u], key[d + u], sums[u]);
+  }
+  for (; d < hd; ++d) sums[0] = __fmaf_rn(query[d], key[d], sums[0]);
+  return __fadd_rn(__fadd_rn(sums[0], sums[1]), __fadd_rn(sums[2], sums[3]));
 }
 
 // Adds keys [first_block * B, min(end_block * B, last + 1)) to `state`.
@@ -82,9 +141,7 @@ __device__ void attend_blocks(const float* query, const PagedKv& kv, int slot, i
       stage_keys(keys, first, count, hd, pitch, key_stage);
       if (lane >= first && lane < first + count) {
         const float* key = key_stage + (lane - first) * pitch;
-        float dot = 0.f;
-        for (int d = 0; d < hd; ++d) dot = __fmaf_rn(query[d], key[d], dot);
-        score = __fmul_rn(dot, scale);
+        score = __fmul_rn(dot_product(query, key, hd), scale);
       }
     }
     const float new_max = fmaxf(state.max, warp_max(score));
@@ -93,15 +150,7 @@ __device__ void attend_blocks(const float* query, const PagedKv& kv, int slot, i
     state.sum = __fadd_rn(__fmul_rn(state.sum, rescale), warp_sum(weight));
 #pragma unroll
     for (int i = 0; i < kMaxHeadDimPerLane; ++i) state.acc[i] = __fmul_rn(state.acc[i], rescale);
-    for (int j = 0; j < valid; ++j) {
-      const float w = __shfl_sync(0xffffffffu, weight, j);
-      const float* value = values + j * hd;
-#pragma unroll
-      for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
-        const int d = lane + 32 * i;
-        if (d < hd) state.acc[i] = __fmaf_rn(w, value[d], state.acc[i]);
-      }
-    }
+    accumulate_values(values, valid, hd, weight, state);
     state.max = new_max;
   }
 }
@@ -144,38 +193,75 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   write_head(out, blockIdx.x, head, shape, state, 1.0f / state.sum);
 }
 
-// Slice blockIdx.z of the row's keys into partials[row][head][slice]:
-// [max, sum, acc[head_dim]]. Slices past the row's keys write nothing.
+// Slice blockIdx.z (kDecodeSplitBlocks KV blocks) of the row's keys for
+// query head blockIdx.y, into partials[row][head][slice]: [max, sum,
+// acc[head_dim]]. Warp w walks block z * kDecodeSplitBlocks + w alone; the
+// warps' states are then merged in warp order. Slices past the row's keys
+// write nothing.
+static_assert(kDecodeSplitBlocks == kWarpsPerBlock, "one warp per block of a slice");
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     attention_decode_slices_kernel(const float* __restrict__ qkv, int qkv_stride,
                                    const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv,
                                    float scale, int max_splits, float* __restrict__ partials) {
-  __shared__ float staging[kWarpsPerBlock][kMaxHeadDim];
+  __shared__ float query[kMaxHeadDim];
   __shared__ float key_stage[kWarpsPerBlock][kKeyStageFloats];
-  const int head = blockIdx.y * kWarpsPerBlock + threadIdx.x / 32;
+  __shared__ float warp_max_sum[kWarpsPerBlock][2];
+  __shared__ float warp_acc[kWarpsPerBlock][kMaxHeadDim];
+  const int head = blockIdx.y;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
   const RowMeta row = rows[blockIdx.x];
   const int first_block = blockIdx.z * kDecodeSplitBlocks;
   const int row_blocks = row.position / kKvBlockTokens + 1;
-  if (head >= shape.heads || row.position < 0 || first_block >= row_blocks) return;
-  const float* query = stage_query(qkv, qkv_stride, blockIdx.x, head, shape.head_dim, staging);
-  RunningSoftmax state;
-  attend_blocks(query, kv, row.slot, kv_head_of(head, shape), first_block,
-                min(first_block + kDecodeSplitBlocks, row_blocks), row.position, scale, state,
-                key_stage[threadIdx.x / 32]);
-
+  if (row.position < 0 || first_block >= row_blocks) return;  // the whole block leaves
   const int hd = shape.head_dim;
-  float* slice = partials +
-                 ((static_cast<int64_t>(blockIdx.x) * shape.heads + head) * max_splits + blockIdx.z) *
-                     (hd + 2);
-  const int lane = threadIdx.x % 32;
+  const float* source = qkv + static_cast<int64_t>(blockIdx.x) * qkv_stride + head * hd;
+  for (int d = threadIdx.x; d < hd; d += blockDim.x) query[d] = source[d];
+  __syncthreads();
+
+  const int block = first_block + warp;
+  RunningSoftmax state;
+  if (block < row_blocks) {
+    attend_blocks(query, kv, row.slot, kv_head_of(head, shape), block, block + 1, row.position,
+                  scale, state, key_stage[warp]);
+  }
   if (lane == 0) {
-    slice[0] = state.max;
-    slice[1] = state.sum;
+    warp_max_sum[warp][0] = state.max;
+    warp_max_sum[warp][1] = state.sum;
   }
 #pragma unroll
   for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
     const int d = lane + 32 * i;
-    if (d < hd) slice[2 + d] = state.acc[i];
+    if (d < hd) warp_acc[warp][d] = state.acc[i];
+  }
+  __syncthreads();
+  if (warp != 0) return;
+
+  const int live = min(kWarpsPerBlock, row_blocks - first_block);
+  float merged_max = -FLT_MAX;
+  for (int w = 0; w < live; ++w) merged_max = fmaxf(merged_max, warp_max_sum[w][0]);
+  float sum = 0.f;
+  float acc[kMaxHeadDimPerLane] = {};
+  for (int w = 0; w < live; ++w) {
+    const float factor = expf(__fsub_rn(warp_max_sum[w][0], merged_max));
+    sum = __fmaf_rn(warp_max_sum[w][1], factor, sum);
+#pragma unroll
+    for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+      const int d = lane + 32 * i;
+      if (d < hd) acc[i] = __fmaf_rn(warp_acc[w][d], factor, acc[i]);
+    }
+  }
+  float* slice = partials +
+                 ((static_cast<int64_t>(blockIdx.x) * shape.heads + head) * max_splits + blockIdx.z) *
+                     (hd + 2);
+  if (lane == 0) {
+    slice[0] = merged_max;
+    slice[1] = sum;
+  }
+#pragma unroll
+  for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+    const int d = lane + 32 * i;
+    if (d < hd) slice[2 + d] = acc[i];
   }
 }
 
@@ -240,7 +326,7 @@ cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowM
   if (row_count == 0) return cudaSuccess;
   if (!shape_ok(shape) || max_splits <= 0) return cudaErrorInvalidValue;
   const int head_groups = (shape.heads + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  attention_decode_slices_kernel<<<dim3(row_count, head_groups, max_splits), kWarpsPerBlock * 32, 0,
+  attention_decode_slices_kernel<<<dim3(row_count, shape.heads, max_splits), kWarpsPerBlock * 32, 0,
                                    stream>>>(qkv, qkv_stride, rows, shape, kv, scale, max_splits,
                                              partials);
   const cudaError_t status = cudaGetLastError();

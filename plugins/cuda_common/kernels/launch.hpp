@@ -43,8 +43,9 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
                                      float* out, cudaStream_t stream);
 
 // Decode form (flash-decoding): keys in fixed slices of kDecodeSplitBlocks
-// blocks, each slice reduced alone into `partials` ([rows][heads][max_splits]
-// [head_dim + 2] floats), then merged slice by slice in order.
+// blocks, one warp per block, the warps of a slice merged in block order
+// into `partials` ([rows][heads][max_splits][head_dim + 2] floats), then
+// the slices merged in order.
 cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowMeta* rows,
                                     int row_count, HeadShape shape, PagedKv kv, float scale,
                                     int max_splits, float* partials, float* out,

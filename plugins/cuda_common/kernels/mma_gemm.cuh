@@ -5,14 +5,20 @@
 // lo = Element(x - hi), each multiplied in turn, so x keeps about twice
 // Element's mantissa.
 //
-// Reduction order, fixed by K alone: one warp owns 8 output columns and
-// walks K in chunks of 64 from k = 0. Inside a chunk, lane quad t holds
-// k = chunk + 16 t .. +15 of its W row (two 16-byte loads) and of its two x
-// rows; mma step s (0..7) multiplies the pairs k = chunk + 16 t + 2 s + {0,1}
-// of all four quads, hi first, then lo. Rows go through the same steps in
-// m-tiles of 16 whatever M is; a row's accumulators see only its own x, so
-// its result does not depend on M or on the other rows. No split-K, no
-// atomics; ragged K and N are zero-padded, which adds exact zeros.
+// Work split: a block owns 8 output columns and its kMmaGemmSplits warps
+// share K (split-K inside the block): a decode GEMM of N = 1024 then still
+// fills every SM, and each warp streams its own weights.
+//
+// Reduction order, fixed by K alone: K is cut into chunks of 64 from k = 0;
+// warp s takes chunks s, s + kMmaGemmSplits, ... in increasing order. Inside
+// a chunk, lane quad t holds k = chunk + 16 t .. +15 of its W row (two
+// 16-byte loads) and of its two x rows; mma step j (0..7) multiplies the
+// pairs k = chunk + 16 t + 2 j + {0,1} of all four quads, hi first, then
+// lo. The warps' partial tiles are then added in warp order 0, 1, ... Rows
+// go through the same steps in m-tiles of 16 whatever M is; a row's
+// accumulators see only its own x, so its result does not depend on M or on
+// the other rows. No atomics; ragged K and N are zero-padded, which adds
+// exact zeros.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -24,7 +30,7 @@
 
 namespace algenta::cuda {
 
-inline constexpr int kMmaGemmWarps = 4;     // 8-column tiles per block
+inline constexpr int kMmaGemmSplits = 8;    // warps per block, each a share of K
 inline constexpr int kMmaGemmChunk = 64;    // k per load step (4 quads x 16)
 inline constexpr int kMmaGemmTileRows = 16; // rows per m-tile
 
@@ -95,7 +101,12 @@ __device__ __forceinline__ void mma_chunk(float (&c)[4], const Sixteen<Element>&
     const uint32_t bottom_lo = pack_pair(
         static_cast<Element>(__fsub_rn(bottom[2 * s], static_cast<float>(bottom_hi0))),
         static_cast<Element>(__fsub_rn(bottom[2 * s + 1], static_cast<float>(bottom_hi1))));
+#if defined(ALGENTA_CUDA_PLANTED_BUG) && ALGENTA_CUDA_PLANTED_BUG == 4
+    (void)top_lo;  // planted: the lo half is dropped (bf16-only activations)
+    (void)bottom_lo;
+#else
     mma_16x8x8<Element>(c, top_lo, bottom_lo, b);
+#endif
   }
 }
 
@@ -104,32 +115,34 @@ __device__ __forceinline__ void mma_chunk(float (&c)[4], const Sixteen<Element>&
 // kBottom: some m-tile has rows in its lower half (M > 8). Without them the
 // lower half is zeros, as the loads would give, so both variants give the
 // same bits for the rows they share.
-// kDepth chunks are loaded before any is multiplied, so a warp keeps
-// kDepth x 512 bytes of weights in flight (a decode GEMM is a stream of
-// weights: latency hidden by depth, not by more rows). The multiplication
-// order is the same for every depth.
+// kDepth of a warp's chunks are loaded before any is multiplied, so a warp
+// keeps kDepth x 512 bytes of weights in flight (a decode GEMM is a stream
+// of weights: latency hidden by depth, not by more rows). The
+// multiplication order is the same for every depth.
 template <typename Element, bool kVec, bool kBottom, int kDepth>
-__global__ void __launch_bounds__(kMmaGemmWarps * 32)
+__global__ void __launch_bounds__(kMmaGemmSplits * 32)
     mma_gemm_kernel(const float* __restrict__ x, const Element* __restrict__ w,
                     float* __restrict__ y, int M, int N, int K) {
+  __shared__ float partial[kMmaGemmSplits][32][4];
   const int lane = threadIdx.x % 32;
+  const int split = threadIdx.x / 32;
   const int g = lane / 4;  // row of A / column of B this lane feeds
   const int t = lane % 4;  // its quad: which 16 k of a chunk
-  const int n0 = (blockIdx.x * kMmaGemmWarps + threadIdx.x / 32) * 8;
-  if (n0 >= N) return;  // whole warps leave together
+  const int n0 = blockIdx.x * 8;
   const Element* w_row = n0 + g < N ? w + static_cast<int64_t>(n0 + g) * K : nullptr;
+  constexpr int kStride = kMmaGemmChunk * kMmaGemmSplits;  // between a warp's chunks
 
   for (int m0 = 0; m0 < M; m0 += kMmaGemmTileRows) {
     const float* x_top = m0 + g < M ? x + static_cast<int64_t>(m0 + g) * K : nullptr;
     const float* x_bottom = m0 + g + 8 < M ? x + static_cast<int64_t>(m0 + g + 8) * K : nullptr;
     float c[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int k0 = 0; k0 < K; k0 += kMmaGemmChunk * kDepth) {
+    for (int k0 = split * kMmaGemmChunk; k0 < K; k0 += kStride * kDepth) {
       Sixteen<Element> wv[kDepth];
       Sixteen<float> top_x[kDepth];
       Sixteen<float> bottom_x[kBottom ? kDepth : 1];
 #pragma unroll
       for (int u = 0; u < kDepth; ++u) {
-        const int k = k0 + u * kMmaGemmChunk + 16 * t;
+        const int k = k0 + u * kStride + 16 * t;
         const int valid = K - k;  // <= 0 past the end: nothing is read
         // Rows past M or N read nothing and feed zeros.
         load16<Element, kVec>(w_row != nullptr ? w_row + k : w, w_row != nullptr ? valid : 0, wv[u]);
@@ -145,29 +158,41 @@ __global__ void __launch_bounds__(kMmaGemmWarps * 32)
       }
 #pragma unroll
       for (int u = 0; u < kDepth; ++u) {
-        if (k0 + u * kMmaGemmChunk >= K) break;  // the same chunks as K alone gives
+        if (k0 + u * kStride >= K) break;  // the same chunks as K alone gives
         mma_chunk<Element>(c, wv[u], top_x[u].v, bottom_x[kBottom ? u : 0].v);
       }
     }
-    const int column = n0 + 2 * t;
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = m0 + g + 8 * half;
-      if (row >= M) continue;
-      float* out = y + static_cast<int64_t>(row) * N;
-      if (column < N) out[column] = c[2 * half];
-      if (column + 1 < N) out[column + 1] = c[2 * half + 1];
+    for (int i = 0; i < 4; ++i) partial[split][lane][i] = c[i];
+    __syncthreads();
+    if (split == 0) {
+#pragma unroll
+      for (int s = 1; s < kMmaGemmSplits; ++s) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) c[i] = __fadd_rn(c[i], partial[s][lane][i]);
+      }
+      const int column = n0 + 2 * t;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = m0 + g + 8 * half;
+        if (row >= M) continue;
+        float* out = y + static_cast<int64_t>(row) * N;
+        if (column < N) out[column] = c[2 * half];
+        if (column + 1 < N) out[column + 1] = c[2 * half + 1];
+      }
     }
+    __syncthreads();  // partial is read before the next m-tile writes it
   }
 }
 
 template <typename Element, bool kVec>
 void launch_mma_gemm_variant(const float* x, const Element* w, float* y, int M, int N, int K,
                              dim3 grid, cudaStream_t stream) {
+  const int threads = kMmaGemmSplits * 32;
   if (M > 8) {
-    mma_gemm_kernel<Element, kVec, true, 2><<<grid, kMmaGemmWarps * 32, 0, stream>>>(x, w, y, M, N, K);
+    mma_gemm_kernel<Element, kVec, true, 2><<<grid, threads, 0, stream>>>(x, w, y, M, N, K);
   } else {
-    mma_gemm_kernel<Element, kVec, false, 4><<<grid, kMmaGemmWarps * 32, 0, stream>>>(x, w, y, M, N, K);
+    mma_gemm_kernel<Element, kVec, false, 4><<<grid, threads, 0, stream>>>(x, w, y, M, N, K);
   }
 }
 
@@ -177,8 +202,7 @@ cudaError_t launch_mma_gemm(const float* x, const Element* w, float* y, int M, i
                             cudaStream_t stream) {
   if (M < 0 || N < 0 || K < 0) return cudaErrorInvalidValue;
   if (M == 0 || N == 0) return cudaSuccess;
-  const int columns_per_block = kMmaGemmWarps * 8;
-  const dim3 grid((N + columns_per_block - 1) / columns_per_block);
+  const dim3 grid((N + 7) / 8);
   const bool aligned = K % 8 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
                        reinterpret_cast<uintptr_t>(w) % 16 == 0;
   if (aligned)
