@@ -119,6 +119,21 @@ __device__ __forceinline__ float dot_product(const float* query, const float* ke
   return __fadd_rn(__fadd_rn(sums[0], sums[1]), __fadd_rn(sums[2], sums[3]));
 }
 
+// One block's online-softmax step for the warp: lane j holds key j's score
+// (-FLT_MAX past `valid`), value j sits at values + j * hd.
+__device__ __forceinline__ void block_softmax_update(float score, const float* values, int valid,
+                                                     int hd, RunningSoftmax& state) {
+  const int lane = threadIdx.x % 32;
+  const float new_max = fmaxf(state.max, warp_max(score));
+  const float rescale = expf(__fsub_rn(state.max, new_max));
+  const float weight = lane < valid ? expf(__fsub_rn(score, new_max)) : 0.f;
+  state.sum = __fadd_rn(__fmul_rn(state.sum, rescale), warp_sum(weight));
+#pragma unroll
+  for (int i = 0; i < kMaxHeadDimPerLane; ++i) state.acc[i] = __fmul_rn(state.acc[i], rescale);
+  accumulate_values(values, valid, hd, weight, state);
+  state.max = new_max;
+}
+
 // Adds keys [first_block * B, min(end_block * B, last + 1)) to `state`.
 // Lane j scores key j from a shared-memory copy of the block (read coalesced
 // instead of one key row per lane); its dot product runs d = 0, 1, ... in
@@ -144,14 +159,7 @@ __device__ void attend_blocks(const float* query, const PagedKv& kv, int slot, i
         score = __fmul_rn(dot_product(query, key, hd), scale);
       }
     }
-    const float new_max = fmaxf(state.max, warp_max(score));
-    const float rescale = expf(__fsub_rn(state.max, new_max));
-    const float weight = lane < valid ? expf(__fsub_rn(score, new_max)) : 0.f;
-    state.sum = __fadd_rn(__fmul_rn(state.sum, rescale), warp_sum(weight));
-#pragma unroll
-    for (int i = 0; i < kMaxHeadDimPerLane; ++i) state.acc[i] = __fmul_rn(state.acc[i], rescale);
-    accumulate_values(values, valid, hd, weight, state);
-    state.max = new_max;
+    block_softmax_update(score, values, valid, hd, state);
   }
 }
 
@@ -191,6 +199,100 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
                 row.position / kKvBlockTokens + 1, row.position, scale, state,
                 key_stage[threadIdx.x / 32]);
   write_head(out, blockIdx.x, head, shape, state, 1.0f / state.sum);
+}
+
+// Prefill with shared key/value tiles: kPrefillRows query rows (one warp
+// each) of one head share every staged block of their sequence, so each
+// block is read from L2 once per kPrefillRows rows instead of once per row.
+// A warp does exactly what attend_blocks does for its row (same scores, same
+// order), so the bits equal the one-row-per-warp form. Rows of several
+// sequences in one tile are served one sequence after another.
+constexpr int kPrefillRows = 8;
+constexpr int kTileHeadDim = 128;  // wider heads take attention_prefill_kernel
+constexpr int kTileKeyPitch = kTileHeadDim + 1;
+
+// Block `block` of (slot, kv_head): keys [0, count) into key_tile rows of
+// kTileKeyPitch, values packed, by the whole thread block.
+__device__ void stage_tile(const PagedKv& kv, int slot, int kv_head, int block, int count,
+                           float* key_tile, float* value_tile) {
+  const float* keys = block_base(kv.keys, kv, slot, kv_head, block);
+  const float* values = block_base(kv.values, kv, slot, kv_head, block);
+  const int hd = kv.head_dim;
+  const int total = count * hd;
+  constexpr int kLoads = 4;
+  for (int base = threadIdx.x; base < total; base += blockDim.x * kLoads) {
+    float k[kLoads], v[kLoads];
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      const int i = base + u * blockDim.x;
+      k[u] = i < total ? keys[i] : 0.f;
+      v[u] = i < total ? values[i] : 0.f;
+    }
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      const int i = base + u * blockDim.x;
+      if (i >= total) continue;
+      const int row = i / hd;
+      key_tile[row * kTileKeyPitch + (i - row * hd)] = k[u];
+      value_tile[i] = v[u];
+    }
+  }
+}
+
+__device__ __forceinline__ RowMeta tile_row(const RowMeta* rows, int row_count, int index) {
+  return index < row_count ? rows[index] : RowMeta{0, -1, -1, 0};
+}
+
+__global__ void __launch_bounds__(kPrefillRows * 32)
+    attention_prefill_tiled_kernel(const float* __restrict__ qkv, int qkv_stride,
+                                   const RowMeta* __restrict__ rows, int row_count,
+                                   HeadShape shape, PagedKv kv, float scale,
+                                   float* __restrict__ out) {
+  __shared__ float queries[kPrefillRows][kTileHeadDim];
+  __shared__ float key_tile[kKvBlockTokens * kTileKeyPitch];
+  __shared__ float value_tile[kKvBlockTokens * kTileHeadDim];
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int head = blockIdx.y;
+  const int hd = shape.head_dim;
+  const int kv_head = kv_head_of(head, shape);
+  const int first_row = blockIdx.x * kPrefillRows;
+  const RowMeta row = tile_row(rows, row_count, first_row + warp);
+  const bool active = row.position >= 0;
+  if (active) {
+    const float* source = qkv + static_cast<int64_t>(first_row + warp) * qkv_stride + head * hd;
+    for (int d = lane; d < hd; d += 32) queries[warp][d] = source[d];
+  }
+  RunningSoftmax state;
+  // Each sequence of the tile once, in the order its first row appears.
+  for (int leader = 0; leader < kPrefillRows; ++leader) {
+    const RowMeta lead = tile_row(rows, row_count, first_row + leader);
+    if (lead.position < 0) continue;
+    bool seen = false;
+    int last = -1;
+    for (int e = 0; e < kPrefillRows; ++e) {
+      const RowMeta other = tile_row(rows, row_count, first_row + e);
+      if (other.position < 0 || other.slot != lead.slot) continue;
+      if (e < leader) seen = true;
+      last = max(last, other.position);
+    }
+    if (seen) continue;
+    const bool mine = active && row.slot == lead.slot;
+    for (int b = 0; b <= last / kKvBlockTokens; ++b) {
+      __syncthreads();  // the previous tile is consumed (and the queries are staged)
+      stage_tile(kv, lead.slot, kv_head, b, min(kKvBlockTokens, last - b * kKvBlockTokens + 1),
+                 key_tile, value_tile);
+      __syncthreads();
+      if (!mine || b * kKvBlockTokens > row.position) continue;
+      const int valid = min(kKvBlockTokens, row.position - b * kKvBlockTokens + 1);
+      float score = -FLT_MAX;
+      if (lane < valid) {
+        score = __fmul_rn(dot_product(queries[warp], key_tile + lane * kTileKeyPitch, hd), scale);
+      }
+      block_softmax_update(score, value_tile, valid, hd, state);
+    }
+  }
+  if (active) write_head(out, first_row + warp, head, shape, state, 1.0f / state.sum);
 }
 
 // Slice blockIdx.z (kDecodeSplitBlocks KV blocks) of the row's keys for
@@ -313,6 +415,12 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
                                      float* out, cudaStream_t stream) {
   if (row_count == 0) return cudaSuccess;
   if (!shape_ok(shape)) return cudaErrorInvalidValue;
+  if (shape.head_dim <= kTileHeadDim) {
+    const dim3 grid((row_count + kPrefillRows - 1) / kPrefillRows, shape.heads);
+    attention_prefill_tiled_kernel<<<grid, kPrefillRows * 32, 0, stream>>>(
+        qkv, qkv_stride, rows, row_count, shape, kv, scale, out);
+    return cudaGetLastError();
+  }
   const dim3 grid(row_count, (shape.heads + kWarpsPerBlock - 1) / kWarpsPerBlock);
   attention_prefill_kernel<<<grid, kWarpsPerBlock * 32, 0, stream>>>(qkv, qkv_stride, rows, shape,
                                                                      kv, scale, out);
