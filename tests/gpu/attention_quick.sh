@@ -7,12 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 results=${1:?usage: tests/gpu/attention_quick.sh RESULTS_DIR}
-mkdir -p "$results"
-BUILD_DIR=${BUILD_DIR:-build}
-host="$BUILD_DIR/bin/algenta-host"
-work=$(mktemp -d)
-python=${PYTHON:-python3}
-source tests/gpu/host_config.sh
+source tests/gpu/common.sh
 "$BUILD_DIR/bin/attention_exactness" "$results/attention_exactness.json" >"$results/attention_exactness.log" 2>&1
 echo "attention_exactness exit $?: $(tail -1 "$results/attention_exactness.log")"
 "$BUILD_DIR/bin/kernel_exactness" "$results/kernel_exactness.json" >"$results/kernel_exactness.log" 2>&1

@@ -6,12 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 results=${1:?usage: tests/gpu/bench_quick.sh RESULTS_DIR}
-mkdir -p "$results"
-BUILD_DIR=${BUILD_DIR:-build}
-host="$BUILD_DIR/bin/algenta-host"
-work=$(mktemp -d)
-source tests/gpu/host_config.sh
-h() { "$host" --state-file "$work/state.json" "$@"; }
+source tests/gpu/common.sh
 h prepare tests/fixtures/oracle/qwen3 --out "$work/qwen3" --dtype bf16 >/dev/null 2>&1
 "${PYTHON:-python3}" tests/tools/make_transformers_reference.py --model tests/fixtures/oracle/qwen3 \
   --out "$work/ref.json" >"$results/reference.log" 2>&1

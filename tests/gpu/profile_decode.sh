@@ -8,13 +8,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 results=${1:?usage: tests/gpu/profile_decode.sh RESULTS_DIR [CONFIG.json]}
 config=${2:-tests/fixtures/configs/Qwen3-0.6B/config.json}
-mkdir -p "$results"
-BUILD_DIR=${BUILD_DIR:-build}
-host="$BUILD_DIR/bin/algenta-host"
-work=$(mktemp -d)
-python=${PYTHON:-python3}
+source tests/gpu/common.sh
 name=$(basename "$(dirname "$config")")
-source tests/gpu/host_config.sh
 
 "$python" tests/tools/make_gate_checkpoint.py --config "$config" --out "$work/hf" >"$results/make_$name.log" 2>&1
 "$host" --state-file "$work/state.json" prepare "$work/hf" --out "$work/model" --dtype bf16 >>"$results/make_$name.log" 2>&1

@@ -8,15 +8,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 results=${1:?usage: tests/gpu/run.sh RESULTS_DIR}
-mkdir -p "$results"
-results=$(cd "$results" && pwd)
-BUILD_DIR=${BUILD_DIR:-build}
-host="$BUILD_DIR/bin/algenta-host"
+source tests/gpu/common.sh
 sign="$BUILD_DIR/bin/algenta-sign"
 vendor="$BUILD_DIR/lib/algenta/plugins/vendor"
-work=$(mktemp -d)
-state="$work/state.json"
-python=${PYTHON:-python3}
 lengths=${LENGTHS:-256,550,1024,4096}
 [[ "${QUICK:-0}" == 1 ]] && lengths=64,300
 
@@ -30,16 +24,6 @@ record() {  # name, passed (0/1), detail
   checks+=("{\"name\": \"$1\", \"passed\": $([[ $2 == 0 ]] && echo true || echo false), \"detail\": \"$detail\"}")
   printf '%-44s %s  %s\n' "$1" "$([[ $2 == 0 ]] && echo PASS || echo FAIL)" "$3"
 }
-run_logged() {  # log name, command...
-  local log="$results/$1.log"; shift
-  "$@" >"$log" 2>&1
-  local rc=$?
-  echo "exit code $rc" >>"$log"
-  return $rc
-}
-h() { "$host" --state-file "$state" "$@"; }
-
-source tests/gpu/host_config.sh
 
 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv >"$results/nvidia-smi.log" 2>&1
 

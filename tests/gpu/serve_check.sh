@@ -14,27 +14,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 results=${1:?usage: tests/gpu/serve_check.sh RESULTS_DIR}
-mkdir -p "$results"
-results=$(cd "$results" && pwd)
-BUILD_DIR=${BUILD_DIR:-build}
-host="$BUILD_DIR/bin/algenta-host"
-work=$(mktemp -d)
-state="$work/state.json"
-python=${PYTHON:-python3}
+source tests/gpu/common.sh
 tiny_source=${TINY_SOURCE:-$BUILD_DIR/serve-fixture/source}
 
 record() {  # name, status (0 = pass), detail
   printf '%-40s %s  %s\n' "$1" "$([[ $2 == 0 ]] && echo PASS || echo FAIL)" "$3" | tee -a "$results/summary.txt"
 }
-run_logged() {  # log name, command...
-  local log="$results/$1.log"; shift
-  "$@" >"$log" 2>&1
-  local rc=$?
-  echo "exit code $rc" >>"$log"
-  return $rc
-}
-h() { "$host" --state-file "$state" "$@"; }
-source tests/gpu/host_config.sh
 
 # --- 1. the CI fixture: transformers fp32 on the tiny serve checkpoint ----------
 run_logged reference_tiny "$python" tests/tools/make_transformers_reference.py \
