@@ -5,8 +5,14 @@
 namespace algenta::host {
 
 void add_serve_flags(CLI::App* serve, ServeOptions& options) {
+  serve->add_option("--synthetic-weights", options.synthetic_seed,
+                    "instead of --model: serve the checkpoint prepare would write for --config, "
+                    "with normally distributed weights from this seed, made in a temporary "
+                    "directory removed at exit; no tokenizer: token-id prompts on /v1/completions");
+  serve->add_option("--config", options.config_file, "config.json for --synthetic-weights");
   serve->add_option("--served-model-name", options.served_model_name,
-                    "the model id clients name (default: the model folder's name)");
+                    "the model id clients name (default: the model folder's name, or "
+                    "<model_type>-synthetic)");
   serve->add_option("--api-key-file", options.api_key_file,
                     "API keys, one per line (also ALGENTA_API_KEYS, comma-separated); every "
                     "route but /health and /ready then needs one");
