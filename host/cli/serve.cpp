@@ -72,6 +72,7 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
   settings.model_name = model_name;
   settings.is_oracle = session.plugin().entry().role == "oracle";
   settings.keys = std::move(keys);
+  settings.metrics_without_key = options.metrics_without_key;
   settings.limits = {session.max_context(), options.max_prompt_tokens};
   settings.caps.max_tokens = session.max_context();
   settings.caps.max_token_id = std::int64_t(session.vocab_size()) - 1;
@@ -99,6 +100,9 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
   std::cerr << kCommand << ": batching up to " << batch.max_step_rows << " requests and "
             << batch.max_step_tokens << " tokens per step over " << batch.total_blocks
             << " KV blocks of " << batch.tokens_per_block << " tokens\n";
+  if (settings.metrics_without_key && settings.keys.enabled()) {
+    std::cerr << kCommand << ": /metrics answers without an API key (--metrics-without-key)\n";
+  }
   if (settings.is_oracle) {
     std::cerr << kCommand << ": this is the CPU fp32 verification oracle: correct and slow, for "
                              "checking engines, not for production traffic\n";

@@ -16,6 +16,9 @@ void add_serve_flags(CLI::App* serve, ServeOptions& options) {
   serve->add_option("--api-key-file", options.api_key_file,
                     "API keys, one per line (also ALGENTA_API_KEYS, comma-separated); every "
                     "route but /health and /ready then needs one");
+  serve->add_flag("--metrics-without-key", options.metrics_without_key,
+                  "GET /metrics answers without an API key too, for scrapers that cannot send "
+                  "one (the Inference Extension's endpoint picker); every other route stays keyed");
   serve->add_option("--chat-template", options.chat_template,
                     "a Jinja chat template file used instead of the checkpoint's");
   serve->add_option("--max-context", options.max_context,

@@ -35,7 +35,9 @@ void ApiHandler::handle(http::Request request, std::shared_ptr<http::ResponseWri
   try {
     // The key is checked before anything else, so an unauthorised caller
     // learns nothing, not even which paths exist.
-    authorize(settings_.keys, route, request.header("Authorization"));
+    if (!(route == Route::metrics && settings_.metrics_without_key)) {
+      authorize(settings_.keys, route, request.header("Authorization"));
+    }
     route = openai::resolve_route(request.method, path);
     switch (route) {
       case Route::chat_completions:
