@@ -102,7 +102,12 @@ ModelText ModelText::load(const fs::path& model_dir, const std::optional<fs::pat
   return text;
 }
 
-const tokenizer::Tokenizer& ModelText::tokenizer() const { return *tokenizer_; }
+ModelText ModelText::without_tokenizer() { return ModelText(nullptr); }
+
+const tokenizer::Tokenizer& ModelText::tokenizer() const {
+  if (!tokenizer_) throw PromptError("this model has no tokenizer");
+  return *tokenizer_;
+}
 
 bool ModelText::has_chat_template() const { return templates_.contains("default"); }
 
@@ -131,11 +136,11 @@ std::string ModelText::render_chat(const nlohmann::ordered_json& messages, bool 
 std::vector<std::int32_t> ModelText::encode_chat(const nlohmann::ordered_json& messages, bool add_generation_prompt,
                                                  const nlohmann::ordered_json& extra,
                                                  const chat::RenderOptions& options) const {
-  return to_int32(tokenizer_->encode(render_chat(messages, add_generation_prompt, extra, options), false));
+  return to_int32(tokenizer().encode(render_chat(messages, add_generation_prompt, extra, options), false));
 }
 
 std::vector<std::int32_t> ModelText::encode_text(std::string_view text) const {
-  return to_int32(tokenizer_->encode(text, true));
+  return to_int32(tokenizer().encode(text, true));
 }
 
 const std::vector<std::int32_t>& ModelText::eos_token_ids() const { return eos_token_ids_; }

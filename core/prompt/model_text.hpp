@@ -38,7 +38,12 @@ class ModelText {
   // chat::TemplateError (a template that does not parse).
   static ModelText load(const std::filesystem::path& model_dir,
                         const std::optional<std::filesystem::path>& template_override = std::nullopt);
+  // A model served without text (synthetic weights have no tokenizer): no
+  // chat template, no end ids; encode_chat and encode_text throw PromptError.
+  static ModelText without_tokenizer();
 
+  bool has_tokenizer() const { return tokenizer_ != nullptr; }
+  // Only when has_tokenizer().
   const tokenizer::Tokenizer& tokenizer() const;
 
   // True when render_chat has a template for a request without tools: a

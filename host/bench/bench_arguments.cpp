@@ -4,6 +4,7 @@
 #include <charconv>
 #include <set>
 
+#include "synthetic/weights_flags.hpp"
 #include "verify/verify_gates.hpp"
 
 namespace algenta::host::bench {
@@ -90,35 +91,10 @@ ParsedArguments parse_bench_arguments(const BenchOptions& options) {
   std::vector<std::string>& errors = parsed.errors;
   BenchArguments& a = parsed.arguments;
 
-  const bool synthetic = !options.synthetic_seed.empty();
-  if (!options.model_dir.empty() && synthetic) {
-    errors.push_back("--model " + options.model_dir + " and --synthetic-weights " +
-                     options.synthetic_seed +
-                     " exclude each other: bench runs either a prepared checkpoint or weights "
-                     "made from a seed");
-  } else if (options.model_dir.empty() && !synthetic) {
-    errors.push_back(
-        "no weights: give --model DIR (a prepared checkpoint) or --synthetic-weights SEED "
-        "--config FILE");
-  }
-  if (synthetic) {
-    const std::optional<std::uint64_t> seed =
-        whole_number<std::uint64_t>(trimmed(options.synthetic_seed));
-    if (!seed) {
-      errors.push_back("--synthetic-weights " + quoted(options.synthetic_seed) +
-                       ": not a whole number; expected a seed in 0..18446744073709551615");
-    }
-    a.synthetic_seed = seed;
-    if (options.config_file.empty()) {
-      errors.push_back(
-          "--synthetic-weights needs --config FILE: the config.json whose tensors "
-          "to make");
-    }
-  } else if (!options.config_file.empty()) {
-    errors.push_back("--config " + options.config_file +
-                     " is only for --synthetic-weights (with --model the checkpoint's own "
-                     "config.json is used)");
-  }
+  synthetic::WeightsChoice weights = synthetic::check_weights_flags(
+      {options.model_dir, options.synthetic_seed, options.config_file}, "bench");
+  errors = std::move(weights.errors);
+  a.synthetic_seed = weights.seed;
 
   a.prompt_lengths =
       parse_list("--shapes", options.shapes, 1, kMaxPromptTokens, "prompt tokens", errors);

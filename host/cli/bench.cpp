@@ -18,15 +18,13 @@
 #include "bench/decode_bytes.hpp"
 #include "bench/host_info.hpp"
 #include "bench/process_start.hpp"
-#include "bench/scratch_directory.hpp"
 #include "bench/stream_bandwidth.hpp"
-#include "bench/synthetic_checkpoint.hpp"
 #include "bench/verified_build.hpp"
 #include "checkpoint/checkpoint_error.hpp"
 #include "checkpoint/resident_reader.hpp"
 #include "cli/checkpoint_probe.hpp"
 #include "cli/commands.hpp"
-#include "cli/progress_bar.hpp"
+#include "cli/synthetic_weights.hpp"
 #include "engine/engine_session.hpp"
 #include "engine/plugin_catalog.hpp"
 #include "engine/plugin_choice.hpp"
@@ -34,7 +32,6 @@
 #include "facts/config_parse.hpp"
 #include "facts/facts_error.hpp"
 #include "facts/json_document.hpp"
-#include "files/bounded_read.hpp"
 #include "manifest/manifest.hpp"
 
 namespace algenta::host {
@@ -43,6 +40,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using namespace bench;
+using synthetic::SyntheticWeights;
 
 constexpr const char* kCommand = "algenta-host bench: ";
 // Manifest spellings (core/loader/selection.cpp).
@@ -65,12 +63,7 @@ ConfigSource read_config(const BenchOptions& options) {
     return {read_checkpoint_config(options.model_dir),
             (fs::path(options.model_dir) / "config.json").string()};
   }
-  try {
-    return {files::read_bounded(options.config_file, {facts::kMaxConfigBytes, "a config.json"}),
-            options.config_file};
-  } catch (const files::FileReadError& e) {
-    throw std::invalid_argument("--config " + options.config_file + ": " + e.reason);
-  }
+  return {read_config_flag(options.config_file), options.config_file};
 }
 
 // The command that would make the missing verify record.
@@ -97,23 +90,6 @@ nlohmann::json record_json(const VerificationRecord& record) {
             {"model_dir", record.model_dir},
             {"time", record.time},
             {"host_version", record.host_version}}}};
-}
-
-// Writes the synthetic checkpoint into `scratch`; returns its directory.
-fs::path make_synthetic_checkpoint(const ScratchDirectory& scratch, const ConfigSource& config,
-                                   const facts::ModelFacts& model,
-                                   const SyntheticWeights& weights) {
-  const fs::path config_file = scratch.path() / "config.json";
-  std::ofstream(config_file, std::ios::binary) << config.text;
-  const fs::path out = scratch.path() / "checkpoint";
-  std::cerr << "bench: writing synthetic weights (seed " << weights.seed << ", "
-            << blob_bytes(resident_layout(model, weights.dtype)) << " bytes) to " << out.string()
-            << (scratch.in_memory() ? " (in memory)" : "") << "; removed at exit\n";
-  ProgressBar bar("synthetic weights");
-  write_synthetic_checkpoint(
-      out, config_file, model, weights,
-      [&](const checkpoint::WriteProgress& p) { bar.update(p.bytes_done, p.bytes_total); });
-  return out;
 }
 
 ByteModel byte_model_for(const facts::ModelFacts& model, const PolicyElementBytes& policy,
@@ -173,10 +149,11 @@ int benchmark(const HostPaths& paths, const BenchOptions& options) {
       !errors.empty()) {
     return fail(kExitUsage, errors);
   }
-  std::optional<SyntheticWeights> synthetic;
+  std::optional<SyntheticWeights> seeded;
   if (arguments.synthetic_seed) {
     try {
-      synthetic = synthetic_weights_for(model, config.text, config.name, *arguments.synthetic_seed);
+      seeded = synthetic::synthetic_weights_for(model, config.text, config.name,
+                                                *arguments.synthetic_seed);
     } catch (const std::invalid_argument& e) {
       return fail(kExitUsage, {e.what()});
     }
@@ -220,21 +197,21 @@ int benchmark(const HostPaths& paths, const BenchOptions& options) {
   }
 
   // The weights: the prepared checkpoint, or one made now in scratch space.
-  std::optional<ScratchDirectory> scratch;
+  std::optional<SyntheticCheckpoint> made;
   std::string model_dir = options.model_dir;
-  if (synthetic) {
+  if (seeded) {
     try {
-      scratch.emplace(blob_bytes(resident_layout(model, synthetic->dtype)) + config.text.size());
-      model_dir = make_synthetic_checkpoint(*scratch, config, model, *synthetic).string();
-    } catch (const ScratchError& e) {
+      made.emplace("bench", config.text, model, *seeded);
+      model_dir = made->dir().string();
+    } catch (const synthetic::ScratchError& e) {
       return fail(kExitUsage, {e.what()});
     }
     report.weights = {{"source", "synthetic"},
-                      {"seed", synthetic->seed},
+                      {"seed", seeded->seed},
                       {"config", config.name},
-                      {"initializer_range", synthetic->init_std},
-                      {"norm_weight_std", kNormWeightStd},
-                      {"in_memory", scratch->in_memory()}};
+                      {"initializer_range", seeded->init_std},
+                      {"norm_weight_std", synthetic::kNormWeightStd},
+                      {"in_memory", made->in_memory()}};
   } else {
     report.weights = {{"source", "model"},
                       {"model_dir", fs::absolute(model_dir).lexically_normal().string()}};
@@ -262,7 +239,7 @@ int benchmark(const HostPaths& paths, const BenchOptions& options) {
   }
   report.peak_device_bytes = measured.device.bytes();
 
-  if (synthetic) {
+  if (seeded) {
     report.cold_start.note =
         "not measured: with --synthetic-weights the checkpoint is made in "
         "this process, so its first token is no cold start (use --model)";

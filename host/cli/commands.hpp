@@ -34,9 +34,12 @@ struct ServeOptions {
   PrecisionOptions precision;
   bool allow_oracle = false;
   bool list_backends = false;
-  std::string model_dir;
-  std::string served_model_name;  // empty: the model folder's name
+  std::string model_dir;          // a prepared checkpoint, or
+  std::string synthetic_seed;     // weights made from this seed for
+  std::string config_file;        // this config.json (served without a tokenizer)
+  std::string served_model_name;  // empty: the model folder's name (<model_type>-synthetic)
   std::string api_key_file;       // empty: ALGENTA_API_KEYS alone (or no keys)
+  bool metrics_without_key = false;  // /metrics open to scrapers that send no key
   std::string chat_template;      // a file replacing the checkpoint's template
   std::uint32_t max_context = 0;  // 0: the model's
   std::uint32_t max_prompt_tokens = 0;  // 0: the context less one

@@ -1,7 +1,8 @@
 // `algenta-host serve`: verify bundles, find the GPU, select exactly one
-// engine, open the checkpoint on it, and answer OpenAI clients over HTTP
-// until SIGTERM or SIGINT; then stop accepting, let requests in flight
-// finish within --drain-timeout-ms, and exit 0.
+// engine, open the checkpoint on it (--model, or one made from
+// --synthetic-weights), and answer OpenAI clients over HTTP until SIGTERM or
+// SIGINT; then stop accepting, let requests in flight finish within
+// --drain-timeout-ms, and exit 0.
 #include <signal.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include "chat/template_error.hpp"
 #include "cli/commands.hpp"
+#include "cli/serve_weights.hpp"
 #include "engine/engine_session.hpp"
 #include "engine/plugin_choice.hpp"
 #include "engine/plugin_report.hpp"
@@ -33,11 +35,6 @@ sigset_t block_stop_signals() {
   return signals;
 }
 
-std::string model_name_for(const ServeOptions& options) {
-  if (!options.served_model_name.empty()) return options.served_model_name;
-  return std::filesystem::weakly_canonical(options.model_dir).filename().string();
-}
-
 serve::ApiKeys load_keys(const ServeOptions& options) {
   std::vector<std::string> warnings;
   serve::ApiKeys keys = serve::ApiKeys::from_flag_and_environment(options.api_key_file, warnings);
@@ -49,11 +46,17 @@ serve::ApiKeys load_keys(const ServeOptions& options) {
   return keys;
 }
 
-prompt::ModelText load_model_text(const ServeOptions& options) {
+prompt::ModelText load_model_text(const ServeOptions& options, const ServeWeights& weights) {
+  if (weights.synthetic()) {
+    std::cerr << kCommand << ": synthetic weights have no tokenizer: /v1/completions takes "
+                             "token-id prompts and answers with token ids (text \"\"); chat and "
+                             "text prompts answer 400\n";
+    return prompt::ModelText::without_tokenizer();
+  }
   const auto override_file = options.chat_template.empty()
                                  ? std::nullopt
                                  : std::optional<std::filesystem::path>(options.chat_template);
-  prompt::ModelText text = prompt::ModelText::load(options.model_dir, override_file);
+  prompt::ModelText text = prompt::ModelText::load(weights.model_dir(), override_file);
   if (text.has_chat_template()) {
     std::cerr << kCommand << ": chat template from " << text.chat_template_source() << "\n";
   } else {
@@ -64,11 +67,12 @@ prompt::ModelText load_model_text(const ServeOptions& options) {
 }
 
 int serve_http(EngineSession& session, const prompt::ModelText& text, const ServeOptions& options,
-               serve::ApiKeys keys, const sigset_t& stop_signals) {
+               const std::string& model_name, serve::ApiKeys keys, const sigset_t& stop_signals) {
   serve::ApiSettings settings;
-  settings.model_name = model_name_for(options);
+  settings.model_name = model_name;
   settings.is_oracle = session.plugin().entry().role == "oracle";
   settings.keys = std::move(keys);
+  settings.metrics_without_key = options.metrics_without_key;
   settings.limits = {session.max_context(), options.max_prompt_tokens};
   settings.caps.max_tokens = session.max_context();
   settings.caps.max_token_id = std::int64_t(session.vocab_size()) - 1;
@@ -76,7 +80,7 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
 
   serve::ServeMetrics metrics(settings.model_name);
   serve::SessionStepEngine engine(session);
-  serve::EngineLoop loop(engine, text.tokenizer(), metrics,
+  serve::EngineLoop loop(engine, text.has_tokenizer() ? &text.tokenizer() : nullptr, metrics,
                          {options.max_queue, options.max_running, options.max_step_tokens});
   serve::ApiHandler api(settings, text, loop, metrics);
 
@@ -96,6 +100,9 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
   std::cerr << kCommand << ": batching up to " << batch.max_step_rows << " requests and "
             << batch.max_step_tokens << " tokens per step over " << batch.total_blocks
             << " KV blocks of " << batch.tokens_per_block << " tokens\n";
+  if (settings.metrics_without_key && settings.keys.enabled()) {
+    std::cerr << kCommand << ": /metrics answers without an API key (--metrics-without-key)\n";
+  }
   if (settings.is_oracle) {
     std::cerr << kCommand << ": this is the CPU fp32 verification oracle: correct and slow, for "
                              "checking engines, not for production traffic\n";
@@ -117,37 +124,45 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
 }
 
 int open_and_serve(std::unique_ptr<loader::LoadedPlugin> plugin, const ServeOptions& options,
-                   const sigset_t& stop_signals) {
-  if (options.model_dir.empty()) {
-    std::cerr << kCommand << ": --model DIR is required (a prepared checkpoint directory)\n";
-    return kExitUsage;
-  }
-  if (const std::string problem = unprepared_checkpoint(options.model_dir); !problem.empty()) {
-    std::cerr << kCommand << ": " << problem << "\n";
-    return kExitUsage;
+                   ServeWeights& weights, const sigset_t& stop_signals) {
+  if (!weights.synthetic()) {
+    if (const std::string problem = unprepared_checkpoint(weights.model_dir()); !problem.empty()) {
+      std::cerr << kCommand << ": " << problem << "\n";
+      return kExitUsage;
+    }
   }
   std::optional<prompt::ModelText> text;
   serve::ApiKeys keys;
   try {
-    text.emplace(load_model_text(options));
+    text.emplace(load_model_text(options, weights));
     keys = load_keys(options);
   } catch (const std::exception& e) {
     std::cerr << kCommand << ": " << e.what() << "\n";
     return kExitUsage;
   }
+  try {
+    weights.make();
+  } catch (const std::exception& e) {
+    // No scratch space with room, or the checkpoint could not be written.
+    std::cerr << kCommand << ": " << e.what() << "\n";
+    return kExitUsage;
+  }
   const std::string name = plugin->entry().name;
+  const std::string model_name = options.served_model_name.empty()
+                                     ? weights.default_model_name()
+                                     : options.served_model_name;
   try {
     EngineOpenOptions open;
-    open.checkpoint_dir = options.model_dir;
+    open.checkpoint_dir = weights.model_dir();
     open.max_context = options.max_context;
     open.max_sequences = options.max_running;  // the scheduler never runs more at once
     open.precision = options.precision.precision;
     open.allow_weight_rounding = options.precision.allow_weight_rounding;
     EngineSession session(std::move(plugin), open);
     report_weight_rounding(std::cerr, "serve", session);
-    return serve_http(session, *text, options, std::move(keys), stop_signals);
+    return serve_http(session, *text, options, model_name, std::move(keys), stop_signals);
   } catch (const EngineError& e) {
-    std::cerr << kCommand << ": " << name << " could not open " << options.model_dir << " ("
+    std::cerr << kCommand << ": " << name << " could not open " << weights.model_dir() << " ("
               << status_name(e.code) << "): " << e.what() << "\n";
     return exit_code_for(e);
   } catch (const std::exception& e) {
@@ -161,6 +176,13 @@ int open_and_serve(std::unique_ptr<loader::LoadedPlugin> plugin, const ServeOpti
 
 int run_serve(const HostPaths& paths, const ServeOptions& options) {
   if (options.list_backends) return list_backends(paths);
+  std::optional<ServeWeights> weights;
+  try {
+    weights.emplace(options);
+  } catch (const WeightsRefused& refused) {
+    for (const std::string& line : refused.lines) std::cerr << kCommand << ": " << line << "\n";
+    return refused.exit_code;
+  }
   const sigset_t stop_signals = block_stop_signals();
   std::unique_ptr<loader::LoadedPlugin> plugin;
   try {
@@ -169,7 +191,7 @@ int run_serve(const HostPaths& paths, const ServeOptions& options) {
     std::cerr << kCommand << ": " << e.what() << "\n";
     return kExitRefused;
   }
-  return open_and_serve(std::move(plugin), options, stop_signals);
+  return open_and_serve(std::move(plugin), options, *weights, stop_signals);
 }
 
 }  // namespace algenta::host

@@ -5,11 +5,20 @@
 namespace algenta::host {
 
 void add_serve_flags(CLI::App* serve, ServeOptions& options) {
+  serve->add_option("--synthetic-weights", options.synthetic_seed,
+                    "instead of --model: serve the checkpoint prepare would write for --config, "
+                    "with normally distributed weights from this seed, made in a temporary "
+                    "directory removed at exit; no tokenizer: token-id prompts on /v1/completions");
+  serve->add_option("--config", options.config_file, "config.json for --synthetic-weights");
   serve->add_option("--served-model-name", options.served_model_name,
-                    "the model id clients name (default: the model folder's name)");
+                    "the model id clients name (default: the model folder's name, or "
+                    "<model_type>-synthetic)");
   serve->add_option("--api-key-file", options.api_key_file,
                     "API keys, one per line (also ALGENTA_API_KEYS, comma-separated); every "
                     "route but /health and /ready then needs one");
+  serve->add_flag("--metrics-without-key", options.metrics_without_key,
+                  "GET /metrics answers without an API key too, for scrapers that cannot send "
+                  "one (the Inference Extension's endpoint picker); every other route stays keyed");
   serve->add_option("--chat-template", options.chat_template,
                     "a Jinja chat template file used instead of the checkpoint's");
   serve->add_option("--max-context", options.max_context,

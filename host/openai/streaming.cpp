@@ -69,11 +69,24 @@ nlohmann::ordered_json CompletionStream::chunk(const std::string& text, nlohmann
   return c;
 }
 
-std::string CompletionStream::content(const std::string& text,
-                                      const std::vector<TokenLogprob>& logprobs) {
+nlohmann::ordered_json CompletionStream::content_chunk(const std::string& text,
+                                                      const std::vector<TokenLogprob>& logprobs) {
   nlohmann::ordered_json lp = logprobs_ ? completion_logprobs(logprobs, text_offset_) : nlohmann::ordered_json(nullptr);
   text_offset_ += text.size();
-  return sse_event(chunk(text, std::move(lp), nullptr));
+  return chunk(text, std::move(lp), nullptr);
+}
+
+std::string CompletionStream::content(const std::string& text,
+                                      const std::vector<TokenLogprob>& logprobs) {
+  return sse_event(content_chunk(text, logprobs));
+}
+
+std::string CompletionStream::token_content(const std::string& text,
+                                            const std::vector<std::int32_t>& token_ids,
+                                            const std::vector<TokenLogprob>& logprobs) {
+  nlohmann::ordered_json c = content_chunk(text, logprobs);
+  c["choices"][0]["token_ids"] = token_ids;
+  return sse_event(c);
 }
 
 std::string CompletionStream::finish(FinishReason reason, const Usage& usage) const {

@@ -4,10 +4,14 @@
 //                (include_usage) a chunk with empty choices and the usage,
 //                then "data: [DONE]".
 //   completions: text chunks, a chunk with "" and the finish_reason, the
-//                usage chunk (include_usage), "data: [DONE]".
+//                usage chunk (include_usage), "data: [DONE]". A server
+//                without a tokenizer sends a chunk per token instead, its
+//                text "" and its id in "token_ids" (as vLLM's chunks carry
+//                them with return_token_ids).
 // With include_usage every chunk before the last carries "usage": null.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,11 +50,16 @@ class CompletionStream {
   CompletionStream(AnswerMeta meta, bool include_usage, bool logprobs)
       : meta_(std::move(meta)), include_usage_(include_usage), logprobs_(logprobs) {}
   std::string content(const std::string& text, const std::vector<TokenLogprob>& logprobs = {});
+  // A chunk that carries token ids beside its text.
+  std::string token_content(const std::string& text, const std::vector<std::int32_t>& token_ids,
+                            const std::vector<TokenLogprob>& logprobs = {});
   std::string finish(FinishReason reason, const Usage& usage) const;
 
  private:
   nlohmann::ordered_json chunk(const std::string& text, nlohmann::ordered_json logprobs,
                        nlohmann::ordered_json finish_reason) const;
+  nlohmann::ordered_json content_chunk(const std::string& text,
+                                       const std::vector<TokenLogprob>& logprobs);
   AnswerMeta meta_;
   bool include_usage_;
   bool logprobs_;

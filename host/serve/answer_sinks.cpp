@@ -46,8 +46,12 @@ void WholeAnswerSink::failed(const openai::ApiError& error) {
 void WholeAnswerSink::abandoned() { metrics_.request_done(answer_route_name(kind_), kClientClosedStatus); }
 
 StreamSink::StreamSink(AnswerKind kind, openai::AnswerMeta meta, bool include_usage, bool logprobs,
-                       std::shared_ptr<http::ResponseWriter> writer, ServeMetrics& metrics)
-    : kind_(kind), writer_(std::move(writer)), metrics_(metrics) {
+                       bool ids_per_token, std::shared_ptr<http::ResponseWriter> writer,
+                       ServeMetrics& metrics)
+    : kind_(kind),
+      ids_per_token_(ids_per_token && kind == AnswerKind::completion),
+      writer_(std::move(writer)),
+      metrics_(metrics) {
   if (kind == AnswerKind::chat) {
     chat_.emplace(std::move(meta), include_usage, logprobs);
   } else {
@@ -71,7 +75,9 @@ void StreamSink::begin() {
 void StreamSink::output(const StepOutput& out, const openai::Usage& usage) {
   std::lock_guard lock(mutex_);
   begin_locked();
-  if (!out.text.empty()) {
+  if (ids_per_token_) {
+    writer_->write_chunk(completion_->token_content(out.text, {out.token}, out.logprobs));
+  } else if (!out.text.empty()) {
     writer_->write_chunk(chat_ ? chat_->content(out.text, out.logprobs)
                                : completion_->content(out.text, out.logprobs));
   }

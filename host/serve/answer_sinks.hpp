@@ -47,8 +47,11 @@ class WholeAnswerSink : public JobSink {
 
 class StreamSink : public JobSink {
  public:
+  // `ids_per_token` (completions without a tokenizer): a chunk for every
+  // token, carrying its id, though its text is empty.
   StreamSink(AnswerKind kind, openai::AnswerMeta meta, bool include_usage, bool logprobs,
-             std::shared_ptr<http::ResponseWriter> writer, ServeMetrics& metrics);
+             bool ids_per_token, std::shared_ptr<http::ResponseWriter> writer,
+             ServeMetrics& metrics);
   // Sends the headers (and chat's first chunk) if not sent yet. The handler
   // calls it once the job is queued; output() calls it too, whichever runs first.
   void begin();
@@ -61,6 +64,7 @@ class StreamSink : public JobSink {
   void begin_locked();
 
   AnswerKind kind_;
+  bool ids_per_token_;
   std::shared_ptr<http::ResponseWriter> writer_;
   ServeMetrics& metrics_;
   std::optional<openai::ChatStream> chat_;

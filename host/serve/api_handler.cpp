@@ -35,7 +35,9 @@ void ApiHandler::handle(http::Request request, std::shared_ptr<http::ResponseWri
   try {
     // The key is checked before anything else, so an unauthorised caller
     // learns nothing, not even which paths exist.
-    authorize(settings_.keys, route, request.header("Authorization"));
+    if (!(route == Route::metrics && settings_.metrics_without_key)) {
+      authorize(settings_.keys, route, request.header("Authorization"));
+    }
     route = openai::resolve_route(request.method, path);
     switch (route) {
       case Route::chat_completions:
@@ -97,6 +99,9 @@ void ApiHandler::generate(Route route, const http::Request& request,
     logprobs = r.logprobs.has_value();
     return_token_ids = r.return_token_ids;
   }
+  // Without a tokenizer the ids are the whole answer: always sent.
+  const bool ids_only = !text_.has_tokenizer();
+  return_token_ids = return_token_ids || ids_only;
   const openai::AnswerMeta meta{openai::new_answer_id(chat ? "chatcmpl-" : "cmpl-"),
                                 openai::unix_seconds_now(), settings_.model_name};
   if (!streaming.stream) {
@@ -106,7 +111,8 @@ void ApiHandler::generate(Route route, const http::Request& request,
     loop_.submit(std::move(job));
     return;
   }
-  auto sink = std::make_shared<StreamSink>(kind, meta, streaming.include_usage, logprobs, writer, metrics_);
+  auto sink = std::make_shared<StreamSink>(kind, meta, streaming.include_usage, logprobs, ids_only,
+                                           writer, metrics_);
   job.sink = sink;
   loop_.submit(std::move(job));
   sink->begin();  // headers now: the client sees the answer start before the first token

@@ -23,6 +23,9 @@ struct ApiSettings {
   std::string model_name;  // the id clients name; another is 404 model_not_found
   bool is_oracle = false;  // /v1/models marks the verification oracle
   ApiKeys keys;
+  // /metrics without a key, for scrapers that cannot send one (the Gateway
+  // API Inference Extension's endpoint picker); the API stays keyed.
+  bool metrics_without_key = false;
   openai::RequestCaps caps;
   ContextLimits limits;
 };

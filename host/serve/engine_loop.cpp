@@ -21,7 +21,7 @@ openai::ApiError internal_error(const std::string& what) {
 
 }  // namespace
 
-EngineLoop::EngineLoop(StepEngine& engine, const tokenizer::Tokenizer& tokenizer,
+EngineLoop::EngineLoop(StepEngine& engine, const tokenizer::Tokenizer* tokenizer,
                        ServeMetrics& metrics, const BatchOptions& options)
     : engine_(engine),
       tokenizer_(tokenizer),

@@ -48,8 +48,9 @@ struct Job {
 
 class EngineLoop {
  public:
+  // `tokenizer`: nullptr when the model has none (answers carry ids only).
   // Throws sched::SchedulerError when `options` cannot be planned with.
-  EngineLoop(StepEngine& engine, const tokenizer::Tokenizer& tokenizer, ServeMetrics& metrics,
+  EngineLoop(StepEngine& engine, const tokenizer::Tokenizer* tokenizer, ServeMetrics& metrics,
              const BatchOptions& options);
   ~EngineLoop();  // stop()
   EngineLoop(const EngineLoop&) = delete;
@@ -84,7 +85,7 @@ class EngineLoop {
   void publish_counts();
 
   StepEngine& engine_;
-  const tokenizer::Tokenizer& tokenizer_;
+  const tokenizer::Tokenizer* tokenizer_;  // nullptr: none (synthetic weights)
   ServeMetrics& metrics_;
   const sched::SchedulerLimits limits_;
 

@@ -19,11 +19,18 @@ bool has_penalties(const sampling::SamplingParams& p) {
 
 }  // namespace
 
-Generation::Generation(GenerationSpec spec, const tokenizer::Tokenizer& tokenizer)
-    : spec_(std::move(spec)),
-      tokenizer_(tokenizer),
-      detokenizer_(tokenizer, /*skip_special_tokens=*/true),
-      stops_(spec_.stop_strings) {}
+Generation::Generation(GenerationSpec spec, const tokenizer::Tokenizer* tokenizer)
+    : spec_(std::move(spec)), tokenizer_(tokenizer), stops_(spec_.stop_strings) {
+  if (tokenizer_) detokenizer_.emplace(*tokenizer_, /*skip_special_tokens=*/true);
+}
+
+std::string Generation::push_text(std::int32_t token) {
+  return detokenizer_ ? detokenizer_->push(static_cast<std::uint32_t>(token)) : std::string();
+}
+
+std::string Generation::finish_text() {
+  return detokenizer_ ? detokenizer_->finish() : std::string();
+}
 
 bool Generation::is_end_token(std::int32_t token) const {
   return contains(spec_.stop_token_ids, token) ||
@@ -40,7 +47,8 @@ bool Generation::needs_logits() const {
 openai::TokenLogprob Generation::describe(std::int32_t token, double logprob,
                                           const std::vector<sampling::TokenLogprob>& top) const {
   const auto text_of = [this](std::int32_t id) {
-    return tokenizer_.decode({static_cast<std::uint32_t>(id)}, /*skip_special_tokens=*/false);
+    if (!tokenizer_) return "token_id:" + std::to_string(id);
+    return tokenizer_->decode({static_cast<std::uint32_t>(id)}, /*skip_special_tokens=*/false);
   };
   openai::TokenLogprob out{text_of(token), logprob, {}};
   for (const sampling::TokenLogprob& alt : top) out.top.emplace_back(text_of(alt.token), alt.logprob);
@@ -85,21 +93,23 @@ StepOutput Generation::advance(std::span<const float> logits, std::int32_t engin
   StepOutput out;
   out.token = token;
   if (is_end_token(token)) {
-    const StopStrings::Released last = stops_.push(detokenizer_.finish());
+    const StopStrings::Released last = stops_.push(finish_text());
     out.text = last.text + (last.stopped ? std::string() : stops_.flush());
     return finish(std::move(out), openai::FinishReason::stop);
   }
-  StopStrings::Released released = stops_.push(detokenizer_.push(static_cast<std::uint32_t>(token)));
+  StopStrings::Released released = stops_.push(push_text(token));
   out.text = std::move(released.text);
   if (released.stopped) return finish(std::move(out), openai::FinishReason::stop);
   if (output_.size() >= spec_.max_tokens) {
-    const StopStrings::Released last = stops_.push(detokenizer_.finish());
+    const StopStrings::Released last = stops_.push(finish_text());
     out.text += last.text;
     if (last.stopped) return finish(std::move(out), openai::FinishReason::stop);
     out.text += stops_.flush();
     return finish(std::move(out), openai::FinishReason::length);
   }
-  if (!out.text.empty()) {
+  // Logprobs go out with the text of their tokens; without a tokenizer
+  // there is none to wait for.
+  if (!out.text.empty() || !tokenizer_) {
     out.logprobs = std::move(held_logprobs_);
     held_logprobs_.clear();
   }

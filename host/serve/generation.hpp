@@ -2,7 +2,10 @@
 // and logprobs the client gets: sampling (core/sampling), end of sequence and
 // stop ids, stop strings, max_tokens, and streaming detokenization that never
 // splits a UTF-8 character. It owns no engine: the loop feeds it one step's
-// logits (or the engine's greedy token) at a time.
+// logits (or the engine's greedy token) at a time. Without a tokenizer
+// (synthetic weights) every text is empty, each token's logprobs go out with
+// it, and a logprob's token reads "token_id:ID" (vLLM's spelling with
+// --return-tokens-as-token-ids); stop strings then cannot be asked for.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +44,8 @@ struct StepOutput {
 
 class Generation {
  public:
-  Generation(GenerationSpec spec, const tokenizer::Tokenizer& tokenizer);
+  // `tokenizer`: nullptr for none (then spec.stop_strings must be empty).
+  Generation(GenerationSpec spec, const tokenizer::Tokenizer* tokenizer);
 
   const GenerationSpec& spec() const { return spec_; }
   // Whether the next token needs the engine's logits; otherwise the engine's
@@ -60,10 +64,14 @@ class Generation {
   openai::TokenLogprob describe(std::int32_t token, double logprob,
                                 const std::vector<sampling::TokenLogprob>& top) const;
   StepOutput finish(StepOutput out, openai::FinishReason reason);
+  // The text `token` completes (empty without a tokenizer), and what is
+  // still held back once no token follows.
+  std::string push_text(std::int32_t token);
+  std::string finish_text();
 
   GenerationSpec spec_;
-  const tokenizer::Tokenizer& tokenizer_;
-  tokenizer::StreamDecoder detokenizer_;
+  const tokenizer::Tokenizer* tokenizer_;
+  std::optional<tokenizer::StreamDecoder> detokenizer_;  // none without a tokenizer
   StopStrings stops_;
   std::vector<std::int32_t> output_;
   std::vector<openai::TokenLogprob> held_logprobs_;  // tokens whose text is held back

@@ -18,6 +18,16 @@ using openai::ErrorKind;
 // OpenAI's (and vLLM's) default max_tokens for /v1/completions.
 constexpr std::uint64_t kCompletionDefaultMaxTokens = 16;
 
+// A model without a tokenizer is served only from synthetic weights.
+constexpr const char* kNoTokenizer =
+    "this server has no tokenizer: it serves synthetic weights (--synthetic-weights)";
+
+void need_tokenizer(const prompt::ModelText& text, const std::string& what, const char* param) {
+  if (!text.has_tokenizer()) {
+    throw ApiError(ErrorKind::invalid_request, std::string(kNoTokenizer) + "; " + what, param);
+  }
+}
+
 std::uint64_t fresh_seed() {
   std::random_device device;
   return (std::uint64_t{device()} << 32) | device();
@@ -62,6 +72,9 @@ GenerationSpec decoding_spec(std::vector<std::int32_t> prompt, const openai::Sam
                        " (the model's context is " + std::to_string(context) +
                        " tokens, and at least one must be left to generate)");
   }
+  if (!s.stop.empty()) {
+    need_tokenizer(text, "stop strings cannot be matched, use stop_token_ids", "stop");
+  }
   const std::uint64_t room = context - prompt.size();
   if (s.max_tokens && std::uint64_t(*s.max_tokens) > room) {
     throw ApiError(ErrorKind::invalid_request,
@@ -100,6 +113,7 @@ nlohmann::ordered_json template_messages(const std::vector<openai::ChatMessage>&
 
 GenerationSpec chat_spec(const openai::ChatRequest& request, const prompt::ModelText& text,
                          const ContextLimits& limits) {
+  need_tokenizer(text, "send the prompt as a list of token ids to /v1/completions", "messages");
   if (!text.has_chat_template()) {
     throw ApiError(ErrorKind::invalid_request,
                    "this model has no chat template (none in tokenizer_config.json or "
@@ -131,6 +145,7 @@ GenerationSpec completion_spec(const openai::CompletionRequest& request,
                                const prompt::ModelText& text, const ContextLimits& limits) {
   std::vector<std::int32_t> prompt;
   if (const auto* words = std::get_if<std::string>(&request.prompt)) {
+    need_tokenizer(text, "send the prompt as a list of token ids", "prompt");
     try {
       prompt = text.encode_text(*words);
     } catch (const tokenizer::TokenizerError& e) {

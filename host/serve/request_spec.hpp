@@ -2,7 +2,9 @@
 // token ids (chat template or text, or ids as given) and the decoding rules,
 // checked against the served context. Token ids arrive already bounded by
 // the parser's RequestCaps::max_token_id. Every refusal is an ApiError (400)
-// naming the field, the value and the allowed range.
+// naming the field, the value and the allowed range. A model without a
+// tokenizer (synthetic weights) takes token-id prompts only: chat, text
+// prompts and stop strings are refused with a 400 that says so.
 #pragma once
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 //   algenta_synthetic_checkpoint --config FILE --seed N --out DIR
 //   algenta_synthetic_checkpoint --config FILE --layout   (prints the planned
 //       tensors as JSON: [{"name", "dtype", "shape", "offset", "size"}])
-#include "bench/synthetic_checkpoint.hpp"
+#include "synthetic/synthetic_checkpoint.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -43,12 +43,12 @@ int main(int argc, char** argv) {
   try {
     const std::string text = files::read_bounded(config_path, {4u << 20, "a config.json"});
     const facts::ModelFacts model = facts::parse_model_facts(text, config_path);
-    const host::bench::SyntheticWeights weights =
-        host::bench::synthetic_weights_for(model, text, config_path, seed);
+    const host::synthetic::SyntheticWeights weights =
+        host::synthetic::synthetic_weights_for(model, text, config_path, seed);
     if (layout_only) {
       nlohmann::json tensors = nlohmann::json::array();
       const std::string dtype(*checkpoint::resident_dtype_name(weights.dtype));
-      for (const auto& t : host::bench::resident_layout(model, weights.dtype)) {
+      for (const auto& t : host::synthetic::resident_layout(model, weights.dtype)) {
         tensors.push_back({{"name", t.name},
                            {"dtype", dtype},
                            {"shape", t.shape},
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     const fs::path side = fs::path(out_dir).string() + ".config";
     fs::create_directories(side);
     fs::copy_file(config_path, side / "config.json", fs::copy_options::overwrite_existing);
-    host::bench::write_synthetic_checkpoint(out_dir, side / "config.json", model, weights);
+    host::synthetic::write_synthetic_checkpoint(out_dir, side / "config.json", model, weights);
     fs::remove_all(side);
     return 0;
   } catch (const std::exception& e) {

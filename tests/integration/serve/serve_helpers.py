@@ -24,7 +24,8 @@ def need_host():
 
 class ServeServer:
     """One `algenta-host serve` process. stdout is drained by a thread and
-    stderr goes to a file, so a chatty server never blocks on a full pipe."""
+    stderr goes to a file, so a chatty server never blocks on a full pipe.
+    `model` None: no --model (the weights come from `args`)."""
 
     def __init__(self, model, args, keys, workdir, index):
         env = dict(os.environ)
@@ -34,7 +35,8 @@ class ServeServer:
         self.stderr_path = os.path.join(workdir, f"serve-{index}.stderr")
         self.stderr_file = open(self.stderr_path, "w")
         command = [need_host(), "--state-file", os.path.join(workdir, f"state-{index}.json"),
-                   "serve", "--model", model, "--plugin", "cpu_oracle", "--allow-oracle",
+                   "serve", *(["--model", model] if model else []), "--plugin", "cpu_oracle",
+                   "--allow-oracle",
                    "--host", "127.0.0.1", "--port", "0", *map(str, args)]
         self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr_file,
                                      text=True, env=env)

@@ -53,6 +53,15 @@ def test_health_and_ready_need_no_key(server, path):
     assert status == 200
 
 
+def test_metrics_without_key_opens_metrics_alone(start_server):
+    s = start_server("--metrics-without-key")
+    assert s.request("GET", "/metrics", auth=False)[0] == 200
+    assert s.request("GET", "/metrics")[0] == 200  # a scraper with a key still gets in
+    assert s.request("GET", "/v1/models", auth=False)[0] == 401
+    status, _, _ = s.request("POST", "/v1/completions", COMPLETION, auth=False)
+    assert status == 401
+
+
 def test_embeddings_are_not_served(server):
     status, _, reply = server.request("POST", "/v1/embeddings",
                                       {"model": MODEL_NAME, "input": "hello"})

@@ -84,6 +84,20 @@ TEST_CASE("a completion stream: text chunks, a finish chunk, usage, [DONE]") {
   CHECK(e[4] == "[DONE]");
 }
 
+TEST_CASE("a completion stream without text carries each token's id") {
+  CompletionStream s({"cmpl-s", 7, "m"}, false, true);
+  const std::string first = s.token_content("", {17}, {{"token_id:17", -0.5, {}}});
+  const std::string second = s.token_content("", {3});
+  const auto e = events(first + second + s.finish(FinishReason::length, {1, 2}));
+  REQUIRE(e.size() == 4);
+  CHECK(e[0]["choices"][0]["text"] == "");
+  CHECK(e[0]["choices"][0]["token_ids"] == json::parse("[17]"));
+  CHECK(e[0]["choices"][0]["logprobs"]["tokens"] == json::parse(R"(["token_id:17"])"));
+  CHECK(e[1]["choices"][0]["token_ids"] == json::parse("[3]"));
+  CHECK_FALSE(e[2]["choices"][0].contains("token_ids"));
+  CHECK(e[2]["choices"][0]["finish_reason"] == "length");
+}
+
 TEST_CASE("an error after the stream began is an event, then [DONE]") {
   const auto e = events(ChatStream::error(R"({"error":{"message":"x"}})"));
   REQUIRE(e.size() == 2);

@@ -239,3 +239,17 @@ TEST_CASE("ModelText copies share the parsed templates", "[prompt]") {
   CHECK(render(copy) == "xhi");
   CHECK(copy.tokenizer().token_to_id("</s>") == ModelDir::kEos);
 }
+
+TEST_CASE("A model without a tokenizer has no template and no end ids, and encodes nothing",
+          "[prompt]") {
+  const ModelText text = ModelText::without_tokenizer();
+  CHECK_FALSE(text.has_tokenizer());
+  CHECK_FALSE(text.has_chat_template());
+  CHECK(text.eos_token_ids().empty());
+  CHECK_THROWS_AS(text.encode_text("hi"), PromptError);
+  CHECK_THROWS_AS(text.encode_chat(kOneMessage, true), PromptError);
+  CHECK_THROWS_WITH(text.tokenizer(), Contains("no tokenizer"));
+
+  ModelDir dir;
+  CHECK(ModelText::load(dir.path()).has_tokenizer());
+}

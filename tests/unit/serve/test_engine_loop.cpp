@@ -231,7 +231,7 @@ serve::GenerationSpec spec_for(int i) {
 struct Fixture {
   explicit Fixture(serve::BatchOptions options, std::uint32_t max_context = 64)
       : engine(max_context, options.max_running), metrics("test-model"),
-        loop(engine, tokenizer, metrics, options) {}
+        loop(engine, &tokenizer, metrics, options) {}
 
   std::shared_ptr<RecordingSink> submit(serve::GenerationSpec spec) {
     auto sink = std::make_shared<RecordingSink>();

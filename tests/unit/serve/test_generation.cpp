@@ -69,7 +69,7 @@ std::vector<std::int32_t> bytes_of(const std::string& s) {
 
 TEST_CASE("Greedy tokens become text; the end id stops without text", "[serve][generation]") {
   const auto tok = byte_tokenizer();
-  serve::Generation g(greedy_spec(100), tok);
+  serve::Generation g(greedy_spec(100), &tok);
   auto tokens = bytes_of("abc");
   tokens.push_back(kEos);
   const Run run = feed(g, tokens);
@@ -80,7 +80,7 @@ TEST_CASE("Greedy tokens become text; the end id stops without text", "[serve][g
 
 TEST_CASE("max_tokens ends the answer with finish reason length", "[serve][generation]") {
   const auto tok = byte_tokenizer();
-  serve::Generation g(greedy_spec(3), tok);
+  serve::Generation g(greedy_spec(3), &tok);
   const Run run = feed(g, bytes_of("abcdef"));
   CHECK(run.text == "abc");
   CHECK(run.finish == FinishReason::length);
@@ -89,7 +89,7 @@ TEST_CASE("max_tokens ends the answer with finish reason length", "[serve][gener
 
 TEST_CASE("A multi-byte character is never split across outputs", "[serve][generation]") {
   const auto tok = byte_tokenizer();
-  serve::Generation g(greedy_spec(10), tok);
+  serve::Generation g(greedy_spec(10), &tok);
   const std::string euro = "\xE2\x82\xAC";
   std::vector<std::string> pieces;
   for (std::int32_t t : bytes_of("a" + euro + "b")) {
@@ -102,7 +102,7 @@ TEST_CASE("A stop string across tokens ends the answer before it", "[serve][gene
   const auto tok = byte_tokenizer();
   serve::GenerationSpec spec = greedy_spec(100);
   spec.stop_strings = {"XY"};
-  serve::Generation g(spec, tok);
+  serve::Generation g(spec, &tok);
   const Run run = feed(g, bytes_of("abXYcd"));
   CHECK(run.text == "ab");
   CHECK(run.finish == FinishReason::stop);
@@ -114,7 +114,7 @@ TEST_CASE("ignore_eos keeps going past the end id; stop ids still stop", "[serve
   serve::GenerationSpec spec = greedy_spec(100);
   spec.ignore_eos = true;
   spec.stop_token_ids = {'z'};
-  serve::Generation g(spec, tok);
+  serve::Generation g(spec, &tok);
   auto tokens = bytes_of("a");
   tokens.push_back(kEos);
   for (std::int32_t t : bytes_of("bz")) tokens.push_back(t);
@@ -128,7 +128,7 @@ TEST_CASE("min_tokens keeps the end id from being drawn", "[serve][generation]")
   const auto tok = byte_tokenizer();
   serve::GenerationSpec spec = greedy_spec(100);
   spec.min_tokens = 2;
-  serve::Generation g(spec, tok);
+  serve::Generation g(spec, &tok);
   std::vector<float> logits(257, 0.0f);
   logits[kEos] = 10.0f;
   logits['q'] = 5.0f;
@@ -144,7 +144,7 @@ TEST_CASE("logprobs are the log-softmax of the raw logits, with the top ones", "
   serve::GenerationSpec spec = greedy_spec(100);
   spec.params.logprobs = true;
   spec.params.top_logprobs = 2;
-  serve::Generation g(spec, tok);
+  serve::Generation g(spec, &tok);
   std::vector<float> logits(257, -1e9f);
   logits['a'] = 2.0f;
   logits['b'] = 1.0f;
@@ -166,7 +166,7 @@ TEST_CASE("Sampling with a seed is reproducible and draws from the candidates", 
     serve::GenerationSpec spec = greedy_spec(20);
     spec.params.temperature = 1.0;
     spec.seed = seed;
-    serve::Generation g(spec, tok);
+    serve::Generation g(spec, &tok);
     std::string text;
     for (int i = 0; i < 20; ++i) text += g.advance(logits, 0).text;
     return text;
@@ -174,4 +174,28 @@ TEST_CASE("Sampling with a seed is reproducible and draws from the candidates", 
   CHECK(draw(7) == draw(7));
   CHECK(draw(7) != draw(8));
   CHECK(draw(7).find_first_not_of("abcd") == std::string::npos);
+}
+
+TEST_CASE("Without a tokenizer: no text, ids only, logprobs with each token", "[serve][generation]") {
+  serve::GenerationSpec spec = greedy_spec(3);
+  spec.params.logprobs = true;
+  spec.params.top_logprobs = 1;
+  serve::Generation g(spec, nullptr);
+  std::vector<float> logits(257, -1e9f);
+  logits[0xE2] = 2.0f;  // the first byte of a multi-byte character: held back with a tokenizer
+  logits['b'] = 1.0f;
+  const serve::StepOutput first = g.advance(logits, 0);
+  CHECK(first.token == 0xE2);
+  CHECK(first.text.empty());
+  REQUIRE(first.logprobs.size() == 1);
+  CHECK(first.logprobs[0].token == "token_id:226");
+  REQUIRE(first.logprobs[0].top.size() == 1);
+  CHECK(first.logprobs[0].top[0].first == "token_id:226");
+  CHECK_FALSE(first.finished);
+  g.advance(logits, 0);
+  const serve::StepOutput last = g.advance(logits, 0);
+  CHECK(last.text.empty());
+  CHECK(last.logprobs.size() == 1);
+  CHECK(last.finished == FinishReason::length);
+  CHECK(g.output() == std::vector<std::int32_t>{0xE2, 0xE2, 0xE2});
 }

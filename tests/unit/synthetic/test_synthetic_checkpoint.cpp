@@ -10,15 +10,15 @@
 #include <fstream>
 #include <functional>
 
-#include "bench/synthetic_checkpoint.hpp"
+#include "synthetic/synthetic_checkpoint.hpp"
 #include "checkpoint/dtype_convert.hpp"
 #include "checkpoint/resident_reader.hpp"
 #include "facts/config_parse.hpp"
-#include "temp_dir.hpp"
+#include "../bench/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace algenta;
-using namespace algenta::host::bench;
+using namespace algenta::host::synthetic;
 using Catch::Matchers::Contains;
 
 namespace {
@@ -51,7 +51,7 @@ double std_of(const std::vector<float>& v, double mean) {
 
 }  // namespace
 
-TEST_CASE("synthetic weights: dtype and scale from the config", "[bench]") {
+TEST_CASE("synthetic weights: dtype and scale from the config", "[synthetic]") {
   const auto weights = [](const std::string& extra) {
     const std::string text = qwen3_config(extra);
     return synthetic_weights_for(facts::parse_model_facts(text, "c.json"), text, "c.json", 5);
@@ -69,7 +69,7 @@ TEST_CASE("synthetic weights: dtype and scale from the config", "[bench]") {
                     Contains("torch_dtype \"float8_e4m3fn\""));
 }
 
-TEST_CASE("synthetic checkpoint: the planned layout, written and read back", "[bench]") {
+TEST_CASE("synthetic checkpoint: the planned layout, written and read back", "[synthetic]") {
   test::BenchTempDir dir;
   const std::string text =
       qwen3_config(", \"torch_dtype\": \"bfloat16\", \"initializer_range\": 0.05");

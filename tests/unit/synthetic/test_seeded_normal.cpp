@@ -4,11 +4,11 @@
 #include <cmath>
 #include <vector>
 
-#include "bench/seeded_normal.hpp"
+#include "synthetic/seeded_normal.hpp"
 
-using namespace algenta::host::bench;
+using namespace algenta::host::synthetic;
 
-TEST_CASE("seeded normal: the same seed, tensor and chunk give the same values", "[bench]") {
+TEST_CASE("seeded normal: the same seed, tensor and chunk give the same values", "[synthetic]") {
   std::vector<float> a(1000), b(1000), other_tensor(1000), other_seed(1000), other_chunk(1000);
   fill_normal_chunk(7, "model.layers.0.mlp.up_proj.weight", 0, 0.0, 1.0, a);
   fill_normal_chunk(7, "model.layers.0.mlp.up_proj.weight", 0, 0.0, 1.0, b);
@@ -25,7 +25,7 @@ TEST_CASE("seeded normal: the same seed, tensor and chunk give the same values",
   CHECK(std::equal(first.begin(), first.end(), a.begin()));
 }
 
-TEST_CASE("seeded normal: mean and spread as asked, never constant", "[bench]") {
+TEST_CASE("seeded normal: mean and spread as asked, never constant", "[synthetic]") {
   std::vector<float> values(kNormalChunk);
   fill_normal_chunk(1, "t", 0, 1.0, 0.02, values);
   double sum = 0.0, squares = 0.0;

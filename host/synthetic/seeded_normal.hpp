@@ -11,7 +11,7 @@
 #include <span>
 #include <string_view>
 
-namespace algenta::host::bench {
+namespace algenta::host::synthetic {
 
 inline constexpr std::size_t kNormalChunk = std::size_t{1} << 20;
 
@@ -24,4 +24,4 @@ std::uint64_t chunk_stream_seed(std::uint64_t seed, std::string_view tensor, std
 void fill_normal_chunk(std::uint64_t seed, std::string_view tensor, std::uint64_t chunk,
                        double mean, double std, std::span<float> out);
 
-}  // namespace algenta::host::bench
+}  // namespace algenta::host::synthetic

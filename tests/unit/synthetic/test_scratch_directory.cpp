@@ -7,13 +7,13 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "bench/scratch_directory.hpp"
+#include "synthetic/scratch_directory.hpp"
 
 namespace fs = std::filesystem;
-using namespace algenta::host::bench;
+using namespace algenta::host::synthetic;
 using Catch::Matchers::Contains;
 
-TEST_CASE("scratch: the first candidate with room for the need and headroom", "[bench]") {
+TEST_CASE("scratch: the first candidate with room for the need and headroom", "[synthetic]") {
   const std::uint64_t gib = std::uint64_t{1} << 30;
   std::vector<ScratchCandidate> candidates = {{"/dev/shm", 2 * gib}, {"/tmp", 100 * gib}};
   CHECK(first_with_room(candidates, gib) == 0u);
@@ -23,19 +23,19 @@ TEST_CASE("scratch: the first candidate with room for the need and headroom", "[
   CHECK(first_with_room(candidates, gib) == 1u);
 }
 
-TEST_CASE("scratch: no room anywhere names each place and the need", "[bench]") {
+TEST_CASE("scratch: no room anywhere names each place and the need", "[synthetic]") {
   CHECK_THROWS_WITH(ScratchDirectory(std::uint64_t{1} << 62),
                     Contains("no room for the synthetic checkpoint") && Contains("/dev/shm") &&
                         Contains("TMPDIR"));
 }
 
-TEST_CASE("scratch: removed with its contents when it goes away", "[bench]") {
+TEST_CASE("scratch: removed with its contents when it goes away", "[synthetic]") {
   fs::path path;
   {
     ScratchDirectory scratch(1024);
     path = scratch.path();
     CHECK(fs::is_directory(path));
-    CHECK(path.filename().string().rfind("algenta-bench-" + std::to_string(::getpid()) + "-", 0) ==
+    CHECK(path.filename().string().rfind("algenta-synthetic-" + std::to_string(::getpid()) + "-", 0) ==
           0);
     fs::create_directories(path / "checkpoint");
     std::ofstream(path / "checkpoint" / "weights.blob") << "bytes";
@@ -44,7 +44,7 @@ TEST_CASE("scratch: removed with its contents when it goes away", "[bench]") {
   CHECK_FALSE(fs::exists(path));
 }
 
-TEST_CASE("scratch: removed when SIGTERM or SIGINT ends the process", "[bench]") {
+TEST_CASE("scratch: removed when SIGTERM or SIGINT ends the process", "[synthetic]") {
   for (const int signal_number : {SIGTERM, SIGINT}) {
     int pipe_fds[2];
     REQUIRE(::pipe(pipe_fds) == 0);
@@ -80,17 +80,17 @@ TEST_CASE("scratch: removed when SIGTERM or SIGINT ends the process", "[bench]")
   }
 }
 
-TEST_CASE("scratch: leftovers of a process that is gone are removed", "[bench]") {
+TEST_CASE("scratch: leftovers of a process that is gone are removed", "[synthetic]") {
   fs::path base;
   {
     ScratchDirectory probe(0);
     base = probe.path().parent_path();
   }
   // A pid no process can have: above the kernel's limit (at most 2^22).
-  const fs::path leftover = base / "algenta-bench-2147483646-AbCdEf";
+  const fs::path leftover = base / "algenta-synthetic-2147483646-AbCdEf";
   fs::create_directories(leftover / "checkpoint");
   std::ofstream(leftover / "checkpoint" / "weights.blob") << "bytes";
-  const fs::path alive = base / ("algenta-bench-" + std::to_string(::getppid()) + "-AbCdEf");
+  const fs::path alive = base / ("algenta-synthetic-" + std::to_string(::getppid()) + "-AbCdEf");
   fs::create_directories(alive);
   {
     ScratchDirectory scratch(0);

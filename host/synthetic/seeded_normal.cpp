@@ -1,11 +1,11 @@
-#include "bench/seeded_normal.hpp"
+#include "synthetic/seeded_normal.hpp"
 
 #include <cmath>
 #include <numbers>
 
 #include "random/splitmix64.hpp"
 
-namespace algenta::host::bench {
+namespace algenta::host::synthetic {
 namespace {
 
 std::uint64_t fnv1a(std::string_view text) {
@@ -38,4 +38,4 @@ void fill_normal_chunk(std::uint64_t seed, std::string_view tensor, std::uint64_
   }
 }
 
-}  // namespace algenta::host::bench
+}  // namespace algenta::host::synthetic

@@ -23,7 +23,7 @@
 #include "checkpoint/resident_format.hpp"
 #include "facts/model_facts.hpp"
 
-namespace algenta::host::bench {
+namespace algenta::host::synthetic {
 
 inline constexpr double kNormWeightStd = 0.02;
 inline constexpr double kDefaultInitializerRange = 0.02;
@@ -64,4 +64,4 @@ void write_synthetic_checkpoint(const std::filesystem::path& out_dir,
                                 const facts::ModelFacts& model, const SyntheticWeights& weights,
                                 checkpoint::WriteProgressCallback progress = {});
 
-}  // namespace algenta::host::bench
+}  // namespace algenta::host::synthetic

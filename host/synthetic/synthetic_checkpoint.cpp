@@ -1,4 +1,4 @@
-#include "bench/synthetic_checkpoint.hpp"
+#include "synthetic/synthetic_checkpoint.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "bench/seeded_normal.hpp"
+#include "synthetic/seeded_normal.hpp"
 #include "checkpoint/dtype_convert.hpp"
 #include "facts/expected_tensors.hpp"
 #include "facts/facts_json.hpp"
@@ -19,7 +19,7 @@
 #include "files/bounded_read.hpp"
 #include "manifest/crypto.hpp"
 
-namespace algenta::host::bench {
+namespace algenta::host::synthetic {
 namespace fs = std::filesystem;
 namespace {
 
@@ -171,4 +171,4 @@ void write_synthetic_checkpoint(const fs::path& out_dir, const fs::path& config_
   writer.commit();
 }
 
-}  // namespace algenta::host::bench
+}  // namespace algenta::host::synthetic

@@ -1,4 +1,4 @@
-#include "bench/scratch_directory.hpp"
+#include "synthetic/scratch_directory.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,11 +14,11 @@
 #include <cstring>
 #include <iostream>
 
-namespace algenta::host::bench {
+namespace algenta::host::synthetic {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kPrefix = "algenta-bench-";
+constexpr const char* kPrefix = "algenta-synthetic-";
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 // What the signal handler removes; set while a scratch directory exists.
@@ -112,7 +112,7 @@ std::optional<std::uint64_t> free_bytes(const fs::path& base) {
   return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
-// algenta-bench-<pid>-XXXXXX directories of ours whose process is gone.
+// algenta-synthetic-<pid>-XXXXXX directories of ours whose process is gone.
 void remove_leftovers(const fs::path& base) {
   std::error_code error;
   for (const fs::directory_entry& entry : fs::directory_iterator(base, error)) {
@@ -196,4 +196,4 @@ ScratchDirectory::~ScratchDirectory() {
   }
 }
 
-}  // namespace algenta::host::bench
+}  // namespace algenta::host::synthetic

@@ -4,7 +4,7 @@
 // does (a normal end or an error), and also when SIGINT, SIGTERM or SIGHUP
 // ends the process: the handler removes it with async-signal-safe calls
 // only, then lets the signal take its usual course. Named
-// algenta-bench-<pid>-XXXXXX, so that leftovers of a process that is gone
+// algenta-synthetic-<pid>-XXXXXX, so that leftovers of a process that is gone
 // (SIGKILL leaves no chance) are removed when the next one is made.
 #pragma once
 
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace algenta::host::bench {
+namespace algenta::host::synthetic {
 
 struct ScratchError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -53,4 +53,4 @@ class ScratchDirectory {
   bool in_memory_ = false;
 };
 
-}  // namespace algenta::host::bench
+}  // namespace algenta::host::synthetic
