@@ -104,13 +104,13 @@ def rope(x, cos, sin):
 
 
 class Decoder(torch.nn.Module):
-    def __init__(self, f, max_len, seed):
+    def __init__(self, f, max_len, seed, device="cuda", dtype=torch.bfloat16):
         super().__init__()
         self.f = f
-        generator = torch.Generator(device="cuda").manual_seed(seed)
+        generator = torch.Generator(device=device).manual_seed(seed)
 
         def weight(*shape, mean=0.0, std=f["init_std"]):
-            t = torch.empty(shape, dtype=torch.bfloat16, device="cuda")
+            t = torch.empty(shape, dtype=dtype, device=device)
             return torch.nn.Parameter(t.normal_(mean, std, generator=generator), requires_grad=False)
 
         def norm(size):
@@ -129,15 +129,15 @@ class Decoder(torch.nn.Module):
             layer.ln2, layer.w13 = norm(d), weight(2 * f["intermediate"], d)
             layer.w2 = weight(d, f["intermediate"])
             cache = (1, kvh, max_len, hd)
-            layer.register_buffer("k_cache", torch.zeros(cache, dtype=torch.bfloat16, device="cuda"))
-            layer.register_buffer("v_cache", torch.zeros(cache, dtype=torch.bfloat16, device="cuda"))
+            layer.register_buffer("k_cache", torch.zeros(cache, dtype=dtype, device=device))
+            layer.register_buffer("v_cache", torch.zeros(cache, dtype=dtype, device=device))
             self.layers.append(layer)
         self.norm = norm(d)
         self.lm_head = self.embed if f["tied"] else weight(f["vocab"], d)
         cos, sin = rope_tables(f, max_len)
-        self.register_buffer("cos", cos.cuda())
-        self.register_buffer("sin", sin.cuda())
-        self.register_buffer("positions", torch.arange(max_len, device="cuda"))
+        self.register_buffer("cos", cos.to(device))
+        self.register_buffer("sin", sin.to(device))
+        self.register_buffer("positions", torch.arange(max_len, device=device))
 
     def qkv(self, layer, x, cos, sin):
         """q [1, heads, T, hd], k and v [1, kv_heads, T, hd] of x [1, T, hidden]."""
@@ -303,8 +303,11 @@ def main(argv=None):
     except Refused as e:
         print(f"torch_decoder: refused: {a.config}: {e}", file=sys.stderr)
         return 2
-    except (OSError, ValueError, KeyError) as e:
-        print(f"torch_decoder: {a.config if isinstance(e, KeyError) else ''} {e}", file=sys.stderr)
+    except KeyError as e:
+        print(f"torch_decoder: {a.config}: no {e} in the config", file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as e:
+        print(f"torch_decoder: {e}", file=sys.stderr)
         return 1
     if not torch.cuda.is_available():
         print("torch_decoder: no CUDA device (torch.cuda.is_available() is False)", file=sys.stderr)
@@ -312,9 +315,10 @@ def main(argv=None):
     started, clock = datetime.datetime.now(datetime.timezone.utc), time.monotonic()
     torch.set_grad_enabled(False)
     torch._inductor.config.coordinate_descent_tuning = True  # as gpt-fast: faster decode kernels
-    for limit in ("recompile_limit", "cache_size_limit"):  # one graph per length each
-        if hasattr(torch._dynamo.config, limit):
-            setattr(torch._dynamo.config, limit, max(8, 2 * len(shapes) + 2))
+    for limit in ("recompile_limit", "cache_size_limit"):  # newer name first
+        if hasattr(torch._dynamo.config, limit):  # one compiled graph per prompt length
+            setattr(torch._dynamo.config, limit, max(8, len(shapes) + 2))
+            break
     model = Decoder(f, max(shapes) + max(gens), a.seed)
     runner = Runner(model, shapes, max(gens), a.graphs)
     compile_seconds = time.monotonic() - clock
