@@ -12,7 +12,7 @@ import pytest
 
 from conftest import FIXTURES, HOST
 from make_checkpoint import family_config
-from test_bench import STANDIN, build_dir, standin_root  # noqa: F401 (a fixture)
+from test_bench import STANDIN, standin_root  # noqa: F401 (a fixture)
 
 SCRIPTS = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
 sys.path.insert(0, os.path.join(SCRIPTS, "peers"))
