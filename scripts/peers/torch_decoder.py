@@ -9,9 +9,9 @@ Weights: bf16, drawn on the GPU from torch.Generator(seed), N(0,
 initializer_range) and norm weights 1 + N(0, 0.02) as bench draws them (other
 generator, so other values); fused q/k/v and gate/up projections, tied
 embeddings when the config says so. KV cache: static, preallocated, one
-[1, kv_heads, max L + max G, head_dim] buffer per layer (so that each in-place
-write mutates its own graph input, which inductor updates in place). Prefill: SDPA, causal, K/V expanded to every head
-(flash-eligible). Decode: grouped-query matmul-softmax over the first L + max
+[1, kv_heads, max L + max G, head_dim] buffer per layer (each in-place write
+then mutates its own graph input, which inductor updates in place). Prefill:
+SDPA, causal, K/V expanded to every head (flash-eligible). Decode: grouped-query matmul-softmax over the first L + max
 G cache positions, masked past the current one. RoPE with rope_theta (and
 llama3 rope_scaling). Every prefill length and its decode step are compiled
 (torch.compile, fullgraph, static shapes) and run as CUDA graphs:
