@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "verify/greedy_decode.hpp"
+#include "verify/logit_difference.hpp"
 #include "verify/seeded_prompt.hpp"
 #include "verify/token_comparison.hpp"
 #include "verify/verify_gates.hpp"
@@ -17,7 +18,7 @@ CheckResult compare_length(EngineSession& plugin, EngineSession& oracle, std::si
   const auto start = Clock::now();
   const std::uint64_t seed = kOracleSeedBase + length;
   const std::vector<std::int32_t> prompt = seeded_prompt(seed, length, plugin.vocab_size());
-  const GreedyRun got = greedy_decode(plugin, sequence_id, prompt, tokens, false);
+  const GreedyRun got = greedy_decode(plugin, sequence_id, prompt, tokens, true);
   const GreedyRun want = greedy_decode(oracle, sequence_id, prompt, tokens, true);
   const TokenComparison comparison = compare_tokens(got.tokens, want.tokens);
 
@@ -30,10 +31,18 @@ CheckResult compare_length(EngineSession& plugin, EngineSession& oracle, std::si
     smallest_margin = std::min(smallest_margin, oracle_margin(step));
   }
 
+  // Logits are comparable up to and including the first divergence: until
+  // then both saw the same tokens.
+  const std::size_t same_context_rows =
+      comparison.first_divergence ? *comparison.first_divergence + 1 : want.tokens.size();
+  const LogitDifference difference = logit_difference(got.logits, want.logits, vocab, same_context_rows);
+
   CheckResult check;
   check.check = "L=" + std::to_string(length);
   check.verdict = comparison.all_identical() ? Verdict::pass : Verdict::fail;
-  check.details = describe_counts(comparison);
+  check.details = describe_counts(comparison) + "; logits max |diff| " +
+                  short_number(difference.max_abs) + " (" + short_number(difference.max_relative) +
+                  " of the row's largest)";
   check.data = {{"length", length},
                 {"seed", seed},
                 {"tokens", tokens},
@@ -41,6 +50,9 @@ CheckResult compare_length(EngineSession& plugin, EngineSession& oracle, std::si
                 {"first_identical", comparison.window_identical},
                 {"identical", comparison.identical},
                 {"oracle_margin_min", smallest_margin},
+                {"logit_diff_max", difference.max_abs},
+                {"logit_diff_relative_max", difference.max_relative},
+                {"logit_rows_compared", difference.rows},
                 {"plugin_tokens", got.tokens},
                 {"oracle_tokens", want.tokens}};
   if (comparison.first_divergence) {
