@@ -23,16 +23,25 @@ def loadgen(server, *args, key=KEY, timeout=120):
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
 
-def test_a_closed_loop_with_misbehaving_clients_mixed_in_completes_every_good_request(
-        server, tmp_path):
+def closed_loop_with_misbehavers(server, tmp_path, clients, seconds, disconnect):
+    """loadgen's closed loop with disconnects, wrong keys and oversize prompts
+    mixed in: its report, once it says every good request completed with the
+    tokens it gets alone."""
     out = tmp_path / "load.json"
-    r = loadgen(server, "--closed", "8", "--duration", "3", "--disconnect", "0.2",
-                "--bad-key", "0.1", "--oversize", "0.1", "--json", str(out))
+    r = loadgen(server, "--closed", str(clients), "--duration", str(seconds),
+                "--disconnect", str(disconnect), "--bad-key", "0.1", "--oversize", "0.1",
+                "--json", str(out))
     assert r.returncode == 0, r.stdout + r.stderr
     report = json.loads(out.read_text())
     assert report["errors"] == {} and report["incomplete"] == 0 and report["mismatches"] == 0
+    assert report["requests"]["completed"] == report["requests"]["good"] > 0
+    return r, report
+
+
+def test_a_closed_loop_with_misbehaving_clients_mixed_in_completes_every_good_request(
+        server, tmp_path):
+    r, report = closed_loop_with_misbehavers(server, tmp_path, 8, 3, 0.2)
     requests = report["requests"]
-    assert requests["completed"] == requests["good"] > 0
     assert requests["disconnect"] > 0 and requests["bad_key"] > 0 and requests["oversize"] > 0
     assert report["alone_checked"] > 0
     assert report["output_tokens_per_s"] > 0 and report["ttft_s"]["50"] > 0
@@ -44,14 +53,8 @@ def test_a_closed_loop_with_misbehaving_clients_mixed_in_completes_every_good_re
 def test_64_clients_with_misbehavers_mixed_in_are_each_accounted_for_in_metrics(
         start_server, tmp_path):
     s = start_server()  # its own counters
-    out = tmp_path / "load.json"
-    r = loadgen(s, "--closed", "64", "--duration", "4", "--disconnect", "0.1",
-                "--bad-key", "0.1", "--oversize", "0.1", "--json", str(out))
-    assert r.returncode == 0, r.stdout + r.stderr
-    report = json.loads(out.read_text())
-    assert report["errors"] == {} and report["incomplete"] == 0 and report["mismatches"] == 0
+    _, report = closed_loop_with_misbehavers(s, tmp_path, 64, 4, 0.1)
     q = report["requests"]
-    assert q["completed"] == q["good"] > 0
     # Every request loadgen sent, the alone checks too, is counted once.
     sent = q["issued"] + report["alone_checked"]
 
