@@ -87,8 +87,7 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
 
   http::ServerOptions server_options = options.http;
   server_options.error_response = serve::transport_error_response;
-  server_options.on_refused = [&metrics](int status, std::string_view target) {
-    const std::string_view path = target.substr(0, target.find('?'));
+  server_options.on_refused = [&metrics](int status, std::string_view path) {
     metrics.request_done(openai::route_name(openai::match_route(path)), status);
   };
   http::Server server(server_options, [&api](http::Request request,
