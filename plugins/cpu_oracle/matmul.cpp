@@ -42,10 +42,6 @@ struct F16 {
   return std::bit_cast<float>(bits | sign);
 }
 
-#ifndef ALGENTA_ORACLE_PLANTED_BUG
-#define ALGENTA_ORACLE_PLANTED_BUG 0
-#endif
-
 // The activation as the product sees it: itself, except in the planted-bug
 // build that rounds it to bf16 (nearest, ties to even), as a GEMM that drops
 // the lo half of its fp32 inputs would: tokens may survive, logits do not.
