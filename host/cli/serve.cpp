@@ -14,6 +14,7 @@
 #include "engine/engine_session.hpp"
 #include "engine/plugin_choice.hpp"
 #include "engine/plugin_report.hpp"
+#include "openai/routes.hpp"
 #include "serve/api_handler.hpp"
 #include "serve/error_responses.hpp"
 #include "tokenizer/tokenizer_error.hpp"
@@ -86,6 +87,9 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
 
   http::ServerOptions server_options = options.http;
   server_options.error_response = serve::transport_error_response;
+  server_options.on_refused = [&metrics](int status, std::string_view path) {
+    metrics.request_done(openai::route_name(openai::match_route(path)), status);
+  };
   http::Server server(server_options, [&api](http::Request request,
                                              std::shared_ptr<http::ResponseWriter> writer) {
     api.handle(std::move(request), std::move(writer));

@@ -10,15 +10,6 @@
 
 namespace algenta::host {
 namespace fs = std::filesystem;
-namespace {
-
-std::uint64_t needed_bytes(const std::string& config_text, const facts::ModelFacts& model,
-                           const synthetic::SyntheticWeights& weights) {
-  return synthetic::blob_bytes(synthetic::resident_layout(model, weights.dtype)) +
-         config_text.size();
-}
-
-}  // namespace
 
 std::string read_config_flag(const std::string& config_file) {
   try {
@@ -31,13 +22,14 @@ std::string read_config_flag(const std::string& config_file) {
 SyntheticCheckpoint::SyntheticCheckpoint(const std::string& who, const std::string& config_text,
                                          const facts::ModelFacts& model,
                                          const synthetic::SyntheticWeights& weights)
-    : scratch_(needed_bytes(config_text, model, weights)), dir_(scratch_.path() / "checkpoint") {
+    : weight_bytes_(synthetic::blob_bytes(synthetic::resident_layout(model, weights.dtype))),
+      scratch_(weight_bytes_ + config_text.size()),
+      dir_(scratch_.path() / "checkpoint") {
   // The checkpoint's side file must be named config.json.
   const fs::path config_file = scratch_.path() / "config.json";
   std::ofstream(config_file, std::ios::binary) << config_text;
   std::cerr << who << ": writing synthetic weights (seed " << weights.seed << ", "
-            << synthetic::blob_bytes(synthetic::resident_layout(model, weights.dtype))
-            << " bytes) to " << dir_.string() << (scratch_.in_memory() ? " (in memory)" : "")
+            << weight_bytes_ << " bytes) to " << dir_.string() << (scratch_.in_memory() ? " (in memory)" : "")
             << "; removed at exit\n";
   ProgressBar bar("synthetic weights");
   synthetic::write_synthetic_checkpoint(

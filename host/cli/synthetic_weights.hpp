@@ -4,6 +4,7 @@
 // on SIGINT, SIGTERM or SIGHUP; see synthetic/scratch_directory.hpp).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -29,6 +30,7 @@ class SyntheticCheckpoint {
   bool in_memory() const { return scratch_.in_memory(); }
 
  private:
+  std::uint64_t weight_bytes_;  // before scratch_: its size is asked for
   synthetic::ScratchDirectory scratch_;
   std::filesystem::path dir_;
 };

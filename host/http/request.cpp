@@ -24,10 +24,9 @@ std::string_view Request::header(std::string_view name) const {
   return {};
 }
 
-std::string_view Request::path() const {
-  const std::string_view t = target;
-  return t.substr(0, t.find('?'));
-}
+std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+
+std::string_view Request::path() const { return path_of(target); }
 
 std::string_view Request::query_parameter(std::string_view name) const {
   const std::string_view t = target;

@@ -100,6 +100,10 @@ struct Server::Impl {
   std::unordered_map<Connection*, std::weak_ptr<Connection>> registry;
   std::size_t serving = 0;  // registered connections not refused for overload
 
+  void refused(int status, std::string_view path) const {
+    if (options.on_refused) options.on_refused(status, path);
+  }
+
   Response error_response(int status, const std::string& message) const {
     Response r;
     if (options.error_response) {
@@ -378,6 +382,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
     phase_ = Phase::handling;
     keep_alive_ = false;
     started_ = true;
+    std::string_view target;  // the request line is parsed first: set even when a header failed
+    if (parser_) {
+      const auto sent = parser_->get().target();
+      target = std::string_view(sent.data(), sent.size());
+    }
+    server_.refused(status, path_of(target));
     Response response = server_.error_response(status, message);
     bool has_retry_after = false;
     for (const Header& h : response.headers) has_retry_after |= boost::beast::iequals(h.name, "Retry-After");

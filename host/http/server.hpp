@@ -24,6 +24,9 @@ struct Header {
   std::string value;
 };
 
+// A request target without its query string: the path.
+std::string_view path_of(std::string_view target);
+
 struct Request {
   std::string method;  // "GET", "POST", ... as sent
   std::string target;  // path and query as sent
@@ -97,6 +100,10 @@ struct ServerOptions {
   // Renders the transport's own refusals (400, 408, 413, 414, 431, 503) so
   // they share the body shape of the handlers' errors. Default: text/plain.
   std::function<Response(int status, std::string message)> error_response;
+  // Told of each of those refusals, with the request's path when its request
+  // line was read ("" otherwise), so that metrics count every request.
+  // Called on a transport thread; it must not block.
+  std::function<void(int status, std::string_view path)> on_refused;
 };
 
 class Server {

@@ -13,6 +13,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The exact policy's logit bound, relative to each row's largest |oracle
+// logit|: 2^-12. Measured on the H200 (qwen3 fixture, L = 256 and 1,024):
+// cuda_sm90a 4.8e-6 and 7.0e-6, about 2^-17, what fp32 activations fed as
+// two bf16 halves give; the same engine with the lo half dropped 3.5e-3 and
+// 3.7e-3, about 2^-8. The bound sits 16x from each, so an engine that rounds
+// its activations fails even where no argmax flips.
+constexpr float kExactLogitBound = 1.0f / 4096.0f;
+
 CheckResult compare_length(EngineSession& plugin, EngineSession& oracle, std::size_t length,
                            std::size_t tokens, std::uint64_t sequence_id) {
   const auto start = Clock::now();
@@ -37,12 +45,15 @@ CheckResult compare_length(EngineSession& plugin, EngineSession& oracle, std::si
       comparison.first_divergence ? *comparison.first_divergence + 1 : want.tokens.size();
   const LogitDifference difference = logit_difference(got.logits, want.logits, vocab, same_context_rows);
 
+  const bool logits_within = difference.max_relative <= kExactLogitBound;
+
   CheckResult check;
   check.check = "L=" + std::to_string(length);
-  check.verdict = comparison.all_identical() ? Verdict::pass : Verdict::fail;
+  check.verdict = comparison.all_identical() && logits_within ? Verdict::pass : Verdict::fail;
   check.details = describe_counts(comparison) + "; logits max |diff| " +
                   short_number(difference.max_abs) + " (" + short_number(difference.max_relative) +
-                  " of the row's largest)";
+                  " of the row's largest; " + (logits_within ? "within" : "above") +
+                  " the exact policy's bound " + short_number(kExactLogitBound) + ")";
   check.data = {{"length", length},
                 {"seed", seed},
                 {"tokens", tokens},
@@ -53,6 +64,7 @@ CheckResult compare_length(EngineSession& plugin, EngineSession& oracle, std::si
                 {"logit_diff_max", difference.max_abs},
                 {"logit_diff_relative_max", difference.max_relative},
                 {"logit_rows_compared", difference.rows},
+                {"logit_bound_relative", kExactLogitBound},
                 {"plugin_tokens", got.tokens},
                 {"oracle_tokens", want.tokens}};
   if (comparison.first_divergence) {

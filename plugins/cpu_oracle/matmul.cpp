@@ -42,6 +42,18 @@ struct F16 {
   return std::bit_cast<float>(bits | sign);
 }
 
+// The activation as the product sees it: itself, except in the planted-bug
+// build that rounds it to bf16 (nearest, ties to even), as a GEMM that drops
+// the lo half of its fp32 inputs would: tokens may survive, logits do not.
+[[gnu::always_inline]] inline float activation(float x) {
+#if ALGENTA_ORACLE_PLANTED_BUG == 4
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+  return std::bit_cast<float>((bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u);
+#else
+  return x;
+#endif
+}
+
 [[gnu::always_inline]] inline float fold_lanes(float* lane) {
   for (std::size_t width = kLanes / 2; width >= 1; width /= 2) {
     for (std::size_t l = 0; l < width; ++l) lane[l] += lane[l + width];
@@ -55,9 +67,9 @@ template <typename Element>
   float lane[kLanes] = {};
   std::size_t k = 0;
   for (; k + kLanes <= n; k += kLanes) {
-    for (std::size_t l = 0; l < kLanes; ++l) lane[l] += widen(w[k + l]) * x[k + l];
+    for (std::size_t l = 0; l < kLanes; ++l) lane[l] += widen(w[k + l]) * activation(x[k + l]);
   }
-  for (std::size_t l = 0; k + l < n; ++l) lane[l] += widen(w[k + l]) * x[k + l];
+  for (std::size_t l = 0; k + l < n; ++l) lane[l] += widen(w[k + l]) * activation(x[k + l]);
   return fold_lanes(lane);
 }
 

@@ -16,6 +16,19 @@ FIGURES = ("ttft_s", "prefill_tokens_per_s", "decode_tokens_per_s", "inter_token
            "inter_token_p95_s")
 
 
+def whole_numbers(text, lowest, flag):
+    """--shapes / --gen as bench takes them: distinct comma-separated whole
+    numbers of at least `lowest`. Raises ValueError naming the flag."""
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or min(values) < lowest or len(set(values)) != len(values):
+        raise ValueError(f"{flag} {text!r}: expected comma-separated whole numbers of at least "
+                         f"{lowest}, each given once")
+    return values
+
+
 def splitmix64(seed):
     """The SplitMix64 stream of core/random/splitmix64.hpp."""
     state = seed & MASK64

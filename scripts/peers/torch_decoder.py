@@ -32,7 +32,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_figures import bench_prompt, cell_json, figures_of  # noqa: E402
+from bench_figures import bench_prompt, cell_json, figures_of, whole_numbers  # noqa: E402
 
 import torch  # noqa: E402
 import torch._dynamo.config  # noqa: E402
@@ -266,17 +266,6 @@ def timed_run(runner, length, generated):
         token = runner.next_token(token, length + i - 1)
         stamps.append(time.perf_counter() - start)
     return stamps
-
-
-def whole_numbers(text, lowest, flag):
-    try:
-        values = [int(v) for v in text.split(",")]
-    except ValueError:
-        values = []
-    if not values or min(values) < lowest or len(set(values)) != len(values):
-        raise ValueError(f"{flag} {text!r}: expected distinct comma-separated whole numbers "
-                         f"of at least {lowest}")
-    return values
 
 
 def main(argv=None):

@@ -227,6 +227,31 @@ def test_a_planted_bug_fails_the_oracle_gate_with_the_divergence(host, model, mu
     assert record["gates"]["oracle"] == "FAIL"
 
 
+def test_logits_off_by_bf16_rounding_fail_the_oracle_gate_even_with_every_token_right(
+        host, model, mutant_root, tmp_path):
+    # The planted bf16-inputs oracle rounds every matmul input to bf16: what
+    # an exact engine that dropped the lo half of its activations computes.
+    # Its argmax rarely flips on this checkpoint; the logit bound catches it.
+    out = tmp_path / "verify.json"
+    r = host.run("--plugins-root", mutant_root / "plugins", "--keyring", mutant_root / "keyring",
+                 "verify", "--model", model, "--plugin", "cpu_oracle_mutant_bf16_inputs",
+                 "--allow-oracle", *FAST, "--json", out)
+    assert r.returncode == 4, r.stdout + r.stderr
+    oracle = json.loads(out.read_text())["gates"][0]
+    assert oracle["verdict"] == "FAIL"
+    for check in oracle["checks"]:
+        assert check["verdict"] == "FAIL"
+        assert check["logit_diff_relative_max"] > check["logit_bound_relative"] == 2 ** -12
+        assert "above the exact policy's bound" in check["details"]
+    # The genuine oracle, verified as an engine, stays within it (it differs
+    # from the reference by nothing at all).
+    r = host.run("verify", "--model", model, *AS_ORACLE, *FAST, "--json", tmp_path / "self.json")
+    oracle = json.loads((tmp_path / "self.json").read_text())["gates"][0]
+    for check in oracle["checks"]:
+        assert check["logit_diff_max"] == 0 and check["verdict"] == "PASS", check["details"]
+        assert "within the exact policy's bound" in check["details"]
+
+
 def test_a_length_beyond_the_context_is_refused_by_name(host, model):
     r = host.run("verify", "--model", model, *AS_ORACLE, "--lengths", "7,9000", "--tokens", "16")
     assert r.returncode == 2, r.stdout + r.stderr

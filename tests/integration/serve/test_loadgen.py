@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 from make_serve_checkpoint import MODEL_NAME
-from serve_helpers import KEY
+from serve_helpers import KEY, requests_counted, scrape
+from test_serve_runtime import wait_for
 
 LOADGEN = os.path.join(os.path.dirname(__file__), "..", "..", "..", "scripts", "loadgen")
 
@@ -22,22 +23,55 @@ def loadgen(server, *args, key=KEY, timeout=120):
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
 
-def test_a_closed_loop_with_misbehaving_clients_mixed_in_completes_every_good_request(
-        server, tmp_path):
+def closed_loop_with_misbehavers(server, tmp_path, clients, seconds, disconnect):
+    """loadgen's closed loop with disconnects, wrong keys and oversize prompts
+    mixed in: its report, once it says every good request completed with the
+    tokens it gets alone."""
     out = tmp_path / "load.json"
-    r = loadgen(server, "--closed", "8", "--duration", "3", "--disconnect", "0.2",
-                "--bad-key", "0.1", "--oversize", "0.1", "--json", str(out))
+    r = loadgen(server, "--closed", str(clients), "--duration", str(seconds),
+                "--disconnect", str(disconnect), "--bad-key", "0.1", "--oversize", "0.1",
+                "--json", str(out))
     assert r.returncode == 0, r.stdout + r.stderr
     report = json.loads(out.read_text())
     assert report["errors"] == {} and report["incomplete"] == 0 and report["mismatches"] == 0
+    assert report["requests"]["completed"] == report["requests"]["good"] > 0
+    return r, report
+
+
+def test_a_closed_loop_with_misbehaving_clients_mixed_in_completes_every_good_request(
+        server, tmp_path):
+    r, report = closed_loop_with_misbehavers(server, tmp_path, 8, 3, 0.2)
     requests = report["requests"]
-    assert requests["completed"] == requests["good"] > 0
     assert requests["disconnect"] > 0 and requests["bad_key"] > 0 and requests["oversize"] > 0
     assert report["alone_checked"] > 0
     assert report["output_tokens_per_s"] > 0 and report["ttft_s"]["50"] > 0
     assert "alone check:" in r.stdout and "0 answers differ" in r.stdout
     # The server is still up and answers.
     assert server.request("GET", "/health")[0] == 200
+
+
+def test_64_clients_with_misbehavers_mixed_in_are_each_accounted_for_in_metrics(
+        start_server, tmp_path):
+    s = start_server()  # its own counters
+    _, report = closed_loop_with_misbehavers(s, tmp_path, 64, 4, 0.1)
+    q = report["requests"]
+    # Every request loadgen sent, the alone checks too, is counted once.
+    sent = q["issued"] + report["alone_checked"]
+
+    def counted():
+        samples = scrape(s)
+        return {status: requests_counted(samples, status, "completions")
+                for status in (200, 400, 401, 413, 499)}
+    wait_for(lambda: sum(counted().values()) >= sent, seconds=10)
+    counted = counted()
+    assert sum(counted.values()) == sent, counted
+    assert counted[401] == q["bad_key"]
+    assert counted[400] + counted[413] == q["oversize"]
+    # A client that left after its first token shows as 499, or as 200 when
+    # its answer was already complete.
+    assert counted[200] + counted[499] == q["good"] + q["disconnect"] + report["alone_checked"]
+    assert counted[499] <= q["disconnect"]
+    assert s.request("GET", "/health")[0] == 200
 
 
 def test_an_open_loop_completes_every_request(server):

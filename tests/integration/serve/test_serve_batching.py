@@ -7,6 +7,7 @@ depends on timing; what each gets must not, and every wait is bounded."""
 import concurrent.futures
 import json
 import subprocess
+import time
 
 import openai
 
@@ -105,6 +106,28 @@ def test_metrics_show_steps_carrying_several_requests(start_server):
             stream.abort()
     assert wait_for(lambda: metric(scrape(s), "algenta_requests_running") == 0)
     assert metric(scrape(s), "algenta_kv_cache_usage_ratio") == 0
+
+
+def test_with_16_streams_running_a_step_carries_at_least_8_rows_on_average(start_server):
+    s = start_server()
+    streams = open_long_streams(s, 16)  # ~900 tokens each still to go
+    try:
+        assert wait_for(lambda: metric(scrape(s), "algenta_requests_running") == 16)
+        first = scrape(s)
+        time.sleep(0.3)
+        second = scrape(s)
+        # All 16 ran through the window (none finished, none waited).
+        assert metric(first, "algenta_requests_running") == 16
+        assert metric(second, "algenta_requests_running") == 16
+        steps = (metric(second, "algenta_engine_step_rows_count")
+                 - metric(first, "algenta_engine_step_rows_count"))
+        rows = (metric(second, "algenta_engine_step_rows_sum")
+                - metric(first, "algenta_engine_step_rows_sum"))
+        assert steps > 0, "no engine step in the window"
+        assert rows / steps >= 8, f"{rows} rows in {steps} steps while 16 streams ran"
+    finally:
+        for stream in streams:
+            stream.abort()
 
 
 def test_past_max_queue_under_load_requests_get_429(start_server):
