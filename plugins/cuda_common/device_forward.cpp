@@ -72,7 +72,8 @@ void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, cuda
   if (form == PassForm::decode) {
     check_launch(launch_attention_decode(qkv, qkv_stride, rows(), row_count, heads, kv,
                                          attention_scale_, limits_.max_splits,
-                                         ws_.at<float>(ws_.partials), out, stream),
+                                         ws_.at<float>(ws_.partials),
+                                         ws_.at<unsigned int>(ws_.decode_tickets), out, stream),
                  "attention_decode");
   } else {
     check_launch(launch_attention_prefill(qkv, qkv_stride, rows(), row_count, heads, kv,

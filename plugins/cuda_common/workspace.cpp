@@ -26,6 +26,14 @@ Workspace::Workspace(const decoder::ModelShape& s, const PassLimits& l) {
   rope_cos = arena.plan(static_cast<std::size_t>(l.rope_positions) * (s.head_dim / 2) * f);
   rope_sin = arena.plan(static_cast<std::size_t>(l.rope_positions) * (s.head_dim / 2) * f);
   gemm = arena.plan(l.gemm_workspace);
+  decode_ticket_bytes = static_cast<std::size_t>(l.max_decode_rows) * s.heads * sizeof(unsigned int);
+  decode_tickets = arena.plan(decode_ticket_bytes);
+}
+
+void Workspace::allocate() {
+  arena.allocate("the engine's workspace");
+  check_cuda(cudaMemset(at<void>(decode_tickets), 0, decode_ticket_bytes),
+             "clearing the decode attention tickets");
 }
 
 }  // namespace algenta::cuda

@@ -27,7 +27,8 @@ struct Workspace {
   Workspace(const decoder::ModelShape& shape, const PassLimits& limits);
 
   std::uint64_t bytes() const noexcept { return arena.bytes(); }
-  void allocate() { arena.allocate("the engine's workspace"); }
+  // One allocation; the decode attention tickets start at 0.
+  void allocate();
   template <typename T>
   T* at(std::size_t offset) const {
     return arena.at<T>(offset);
@@ -38,6 +39,8 @@ struct Workspace {
   std::size_t x, normed, qkv, attention, delta, gate_up, activation;  // fp32
   std::size_t hi, lo;                                                 // Element
   std::size_t partials, logits, rope_cos, rope_sin, gemm;
+  std::size_t decode_tickets;  // unsigned int per (decode row, head)
+  std::size_t decode_ticket_bytes = 0;
 };
 
 }  // namespace algenta::cuda

@@ -151,13 +151,27 @@ void run_case(int length, int head_dim, bool peaked, std::mt19937& rng) {
   float* d_partials = nullptr;
   CHECK_CUDA(cudaMalloc(&d_out, expect.size() * sizeof(float)));
   CHECK_CUDA(cudaMalloc(&d_partials, size_t(n) * shape.heads * max_splits * (head_dim + 2) * 4));
+  unsigned int* d_tickets = nullptr;  // 0 before a decode launch, and left 0 by it
+  CHECK_CUDA(cudaMalloc(&d_tickets, size_t(n) * shape.heads * sizeof(unsigned int)));
+  CHECK_CUDA(cudaMemset(d_tickets, 0, size_t(n) * shape.heads * sizeof(unsigned int)));
 
   char name[128];
   for (bool decode : {false, true}) {
     CHECK_CUDA(cudaMemset(d_out, 0xff, expect.size() * sizeof(float)));
     if (decode) {
-      CHECK_CUDA(launch_attention_decode(d_qkv, qkv_stride, d_rows, n, shape, kv, scale, max_splits,
-                                         d_partials, d_out, 0));
+      // Twice, the output cleared between: the second launch finds the
+      // tickets the first left behind.
+      for (int launch = 0; launch < 2; ++launch) {
+        CHECK_CUDA(cudaMemset(d_out, 0xff, expect.size() * sizeof(float)));
+        CHECK_CUDA(launch_attention_decode(d_qkv, qkv_stride, d_rows, n, shape, kv, scale,
+                                           max_splits, d_partials, d_tickets, d_out, 0));
+      }
+      const std::vector<unsigned int> tickets = host_copy(d_tickets, size_t(n) * shape.heads);
+      const size_t left = size_t(std::count_if(tickets.begin(), tickets.end(),
+                                               [](unsigned int t) { return t != 0; }));
+      std::snprintf(name, sizeof name, "attention decode tickets left at 0, L=%d head_dim=%d",
+                    length, head_dim);
+      report(name, left, tickets.size());
     } else {
       CHECK_CUDA(launch_attention_prefill(d_qkv, qkv_stride, d_rows, n, shape, kv, scale, d_out, 0));
     }
@@ -176,6 +190,7 @@ void run_case(int length, int head_dim, bool peaked, std::mt19937& rng) {
   cudaFree(d_qkv);
   cudaFree(d_out);
   cudaFree(d_partials);
+  cudaFree(d_tickets);
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 # Compute (clocks and caches left alone): a real-shape checkpoint from a seed, a
 # 256-token prompt, then per-kernel time, DRAM bytes and achieved bandwidth
 # of a few decode steps and of one 1024-token prefill, as CSV.
-#   tests/gpu/profile_decode.sh RESULTS_DIR [CONFIG.json]    (NCU=0: timing only)
+#   tests/gpu/profile_decode.sh RESULTS_DIR [CONFIG.json]    (NCU=0: timing only;
+#   DECODE_LAUNCHES / PREFILL_LAUNCHES: kernels profiled, 900 / 400)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 results=${1:?usage: tests/gpu/profile_decode.sh RESULTS_DIR [CONFIG.json]}
@@ -29,10 +30,10 @@ metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__th
 # Decode: graph launches of the decode steps after warm-up (prefill and
 # graph capture are skipped by the kernel count of one step times 4).
 ncu --clock-control none --cache-control none --graph-profiling node --metrics "$metrics" --csv --page raw \
-  --launch-skip 2000 --launch-count 900 \
+  --launch-skip 2000 --launch-count "${DECODE_LAUNCHES:-900}" \
   "$host" --state-file "$work/state.json" generate --model "$work/model" --plugin cuda_sm90a \
   --max-context 2048 --prompt-ids "$prompt" --max-tokens 16 >"$results/ncu_decode_$name.csv" 2>"$results/ncu_decode_$name.log"
-ncu --clock-control none --cache-control none --metrics "$metrics" --csv --page raw --launch-count 400 \
+ncu --clock-control none --cache-control none --metrics "$metrics" --csv --page raw --launch-count "${PREFILL_LAUNCHES:-400}" \
   "$host" --state-file "$work/state.json" generate --model "$work/model" --plugin cuda_sm90a \
   --max-context 2048 --prompt-ids "$long_prompt" --max-tokens 1 >"$results/ncu_prefill_$name.csv" 2>"$results/ncu_prefill_$name.log"
 for part in decode prefill; do

@@ -10,6 +10,7 @@
 // order fixed by the row's position alone: never by the batch, the chunking
 // of the prompt, or other sequences.
 #include <cfloat>
+#include <type_traits>
 
 #include "launch.hpp"
 #include "warp_reduce.cuh"
@@ -74,14 +75,15 @@ __device__ void stage_keys(const float* keys, int first, int count, int hd, int 
   __syncwarp();
 }
 
-// acc[i] += w_j * value_j[lane + 32 i] for the block's keys j = 0 .. valid-1
-// in that order. Values are loaded kValueLoads keys at a time before any is
-// multiplied (loads in flight); the additions keep the order of j.
+// acc[i] += w_j * value_j[lane + 32 i] for the block's keys j = first ..
+// first + count - 1 in that order; `values` points at key `first`'s row and
+// lane j holds key j's weight. Values are loaded kValueLoads keys at a time
+// before any is multiplied (loads in flight); the additions keep the order of j.
 constexpr int kValueLoads = 4;
-__device__ __forceinline__ void accumulate_values(const float* values, int valid, int hd,
-                                                  float weight, RunningSoftmax& state) {
+__device__ __forceinline__ void accumulate_values(const float* values, int first, int count,
+                                                  int hd, float weight, RunningSoftmax& state) {
   const int lane = threadIdx.x % 32;
-  for (int j0 = 0; j0 < valid; j0 += kValueLoads) {
+  for (int j0 = 0; j0 < count; j0 += kValueLoads) {
     float loaded[kValueLoads][kMaxHeadDimPerLane];
 #pragma unroll
     for (int u = 0; u < kValueLoads; ++u) {
@@ -89,15 +91,15 @@ __device__ __forceinline__ void accumulate_values(const float* values, int valid
 #pragma unroll
       for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
         const int d = lane + 32 * i;
-        loaded[u][i] = (j0 + u < valid && d < hd) ? value[d] : 0.f;
+        loaded[u][i] = (j0 + u < count && d < hd) ? value[d] : 0.f;
       }
     }
 #pragma unroll
     for (int u = 0; u < kValueLoads; ++u) {
       // Every lane shuffles (the source lane must take part), then the keys
-      // past `valid` are skipped, as the one-key-at-a-time loop never saw them.
-      const float w = __shfl_sync(0xffffffffu, weight, (j0 + u) % 32);
-      if (j0 + u >= valid) break;
+      // past `count` are skipped, as the one-key-at-a-time loop never saw them.
+      const float w = __shfl_sync(0xffffffffu, weight, (first + j0 + u) % 32);
+      if (j0 + u >= count) break;
 #pragma unroll
       for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
         if (lane + 32 * i < hd) state.acc[i] = __fmaf_rn(w, loaded[u][i], state.acc[i]);
@@ -119,10 +121,70 @@ __device__ __forceinline__ float dot_product(const float* query, const float* ke
   return __fadd_rn(__fadd_rn(sums[0], sums[1]), __fadd_rn(sums[2], sums[3]));
 }
 
-// One block's online-softmax step for the warp: lane j holds key j's score
-// (-FLT_MAX past `valid`), value j sits at values + j * hd.
-__device__ __forceinline__ void block_softmax_update(float score, const float* values, int valid,
-                                                     int hd, RunningSoftmax& state) {
+// Staged copies of keys and values: every load of a pass is issued before
+// any is stored, so a warp (or block) waits for memory once per pass instead
+// of once per few keys. With head_dim % 4 == 0 the copies and the key reads
+// are 16 bytes wide and key rows are padded by 4 floats (lanes 8 apart in a
+// quarter warp land in different banks); otherwise one float at a time and
+// rows padded by 1.
+constexpr int kDecodeStageFloats = 16 * (128 + 4);  // per warp: 16 keys of head_dim 128
+constexpr int kCopyLoads = 16;                      // loads in flight per lane
+
+template <bool kVec>
+struct DecodeStage {
+  static constexpr int kWidth = kVec ? 4 : 1;  // floats per load
+  static __device__ int key_pitch(int hd) { return hd + kWidth; }
+};
+
+// rows [0, count) of `source` (rows of hd floats, contiguous) into `stage`
+// rows of `pitch` floats, by the whole warp.
+template <bool kVec>
+__device__ void copy_rows(const float* source, int count, int hd, int pitch, float* stage) {
+  constexpr int kWidth = DecodeStage<kVec>::kWidth;
+  using Chunk = typename std::conditional<kVec, float4, float>::type;
+  const int per_row = hd / kWidth;
+  const int total = count * per_row;
+  const Chunk* from = reinterpret_cast<const Chunk*>(source);
+  __syncwarp();  // the previous pass is done reading the stage
+  for (int base = threadIdx.x % 32; base < total; base += 32 * kCopyLoads) {
+    Chunk loaded[kCopyLoads];
+#pragma unroll
+    for (int u = 0; u < kCopyLoads; ++u) {
+      const int i = base + 32 * u;
+      if (i < total) loaded[u] = from[i];
+    }
+#pragma unroll
+    for (int u = 0; u < kCopyLoads; ++u) {
+      const int i = base + 32 * u;
+      if (i >= total) continue;
+      const int row = i / per_row;
+      *reinterpret_cast<Chunk*>(stage + row * pitch + (i - row * per_row) * kWidth) = loaded[u];
+    }
+  }
+  __syncwarp();
+}
+
+// query . key as dot_product computes it (four sums by d mod 4, added
+// (s0 + s1) + (s2 + s3)), reading four floats at a time.
+__device__ __forceinline__ float dot_product_vec4(const float* query, const float* key, int hd) {
+  float sums[4] = {0.f, 0.f, 0.f, 0.f};
+  for (int d = 0; d < hd; d += 4) {
+    const float4 q = *reinterpret_cast<const float4*>(query + d);
+    const float4 k = *reinterpret_cast<const float4*>(key + d);
+    sums[0] = __fmaf_rn(q.x, k.x, sums[0]);
+    sums[1] = __fmaf_rn(q.y, k.y, sums[1]);
+    sums[2] = __fmaf_rn(q.z, k.z, sums[2]);
+    sums[3] = __fmaf_rn(q.w, k.w, sums[3]);
+  }
+  return __fadd_rn(__fadd_rn(sums[0], sums[1]), __fadd_rn(sums[2], sums[3]));
+}
+
+// The softmax half of one block's online step: lane j holds key j's score
+// (-FLT_MAX past `valid`); returns lane j's weight exp(score_j - new max),
+// rescales the running sum and accumulators, and moves the running max.
+// The values are added next, by accumulate_values, in key order.
+__device__ __forceinline__ float block_softmax_weights(float score, int valid,
+                                                       RunningSoftmax& state) {
   const int lane = threadIdx.x % 32;
   const float new_max = fmaxf(state.max, warp_max(score));
   const float rescale = expf(__fsub_rn(state.max, new_max));
@@ -130,8 +192,16 @@ __device__ __forceinline__ void block_softmax_update(float score, const float* v
   state.sum = __fadd_rn(__fmul_rn(state.sum, rescale), warp_sum(weight));
 #pragma unroll
   for (int i = 0; i < kMaxHeadDimPerLane; ++i) state.acc[i] = __fmul_rn(state.acc[i], rescale);
-  accumulate_values(values, valid, hd, weight, state);
   state.max = new_max;
+  return weight;
+}
+
+// One block's online-softmax step for the warp: lane j holds key j's score
+// (-FLT_MAX past `valid`), value j sits at values + j * hd.
+__device__ __forceinline__ void block_softmax_update(float score, const float* values, int valid,
+                                                     int hd, RunningSoftmax& state) {
+  const float weight = block_softmax_weights(score, valid, state);
+  accumulate_values(values, 0, valid, hd, weight, state);
 }
 
 // Adds keys [first_block * B, min(end_block * B, last + 1)) to `state`.
@@ -209,32 +279,39 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
 // sequences in one tile are served one sequence after another.
 constexpr int kPrefillRows = 8;
 constexpr int kTileHeadDim = 128;  // wider heads take attention_prefill_kernel
-constexpr int kTileKeyPitch = kTileHeadDim + 1;
+constexpr int kTileKeyPitch = kTileHeadDim + 4;  // 16-byte rows
 
 // Block `block` of (slot, kv_head): keys [0, count) into key_tile rows of
-// kTileKeyPitch, values packed, by the whole thread block.
+// kTileKeyPitch, values packed, by the whole thread block (16-byte copies
+// when kVec; kTileLoads of each in flight per thread).
+constexpr int kTileLoads = 4;  // 32 keys x 128 floats over 256 threads: one pass of float4s
+template <bool kVec>
 __device__ void stage_tile(const PagedKv& kv, int slot, int kv_head, int block, int count,
                            float* key_tile, float* value_tile) {
-  const float* keys = block_base(kv.keys, kv, slot, kv_head, block);
-  const float* values = block_base(kv.values, kv, slot, kv_head, block);
-  const int hd = kv.head_dim;
-  const int total = count * hd;
-  constexpr int kLoads = 4;
-  for (int base = threadIdx.x; base < total; base += blockDim.x * kLoads) {
-    float k[kLoads], v[kLoads];
+  constexpr int kWidth = DecodeStage<kVec>::kWidth;
+  using Chunk = typename std::conditional<kVec, float4, float>::type;
+  const Chunk* keys = reinterpret_cast<const Chunk*>(block_base(kv.keys, kv, slot, kv_head, block));
+  const Chunk* values =
+      reinterpret_cast<const Chunk*>(block_base(kv.values, kv, slot, kv_head, block));
+  const int per_row = kv.head_dim / kWidth;
+  const int total = count * per_row;
+  for (int base = threadIdx.x; base < total; base += blockDim.x * kTileLoads) {
+    Chunk k[kTileLoads], v[kTileLoads];
 #pragma unroll
-    for (int u = 0; u < kLoads; ++u) {
+    for (int u = 0; u < kTileLoads; ++u) {
       const int i = base + u * blockDim.x;
-      k[u] = i < total ? keys[i] : 0.f;
-      v[u] = i < total ? values[i] : 0.f;
+      if (i < total) {
+        k[u] = keys[i];
+        v[u] = values[i];
+      }
     }
 #pragma unroll
-    for (int u = 0; u < kLoads; ++u) {
+    for (int u = 0; u < kTileLoads; ++u) {
       const int i = base + u * blockDim.x;
       if (i >= total) continue;
-      const int row = i / hd;
-      key_tile[row * kTileKeyPitch + (i - row * hd)] = k[u];
-      value_tile[i] = v[u];
+      const int row = i / per_row;
+      *reinterpret_cast<Chunk*>(key_tile + row * kTileKeyPitch + (i - row * per_row) * kWidth) = k[u];
+      reinterpret_cast<Chunk*>(value_tile)[i] = v[u];
     }
   }
 }
@@ -243,14 +320,15 @@ __device__ __forceinline__ RowMeta tile_row(const RowMeta* rows, int row_count, 
   return index < row_count ? rows[index] : RowMeta{0, -1, -1, 0};
 }
 
+template <bool kVec>
 __global__ void __launch_bounds__(kPrefillRows * 32)
     attention_prefill_tiled_kernel(const float* __restrict__ qkv, int qkv_stride,
                                    const RowMeta* __restrict__ rows, int row_count,
                                    HeadShape shape, PagedKv kv, float scale,
                                    float* __restrict__ out) {
-  __shared__ float queries[kPrefillRows][kTileHeadDim];
-  __shared__ float key_tile[kKvBlockTokens * kTileKeyPitch];
-  __shared__ float value_tile[kKvBlockTokens * kTileHeadDim];
+  __shared__ __align__(16) float queries[kPrefillRows][kTileHeadDim];
+  __shared__ __align__(16) float key_tile[kKvBlockTokens * kTileKeyPitch];
+  __shared__ __align__(16) float value_tile[kKvBlockTokens * kTileHeadDim];
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   const int head = blockIdx.y;
@@ -280,14 +358,17 @@ __global__ void __launch_bounds__(kPrefillRows * 32)
     const bool mine = active && row.slot == lead.slot;
     for (int b = 0; b <= last / kKvBlockTokens; ++b) {
       __syncthreads();  // the previous tile is consumed (and the queries are staged)
-      stage_tile(kv, lead.slot, kv_head, b, min(kKvBlockTokens, last - b * kKvBlockTokens + 1),
+      stage_tile<kVec>(kv, lead.slot, kv_head, b, min(kKvBlockTokens, last - b * kKvBlockTokens + 1),
                  key_tile, value_tile);
       __syncthreads();
       if (!mine || b * kKvBlockTokens > row.position) continue;
       const int valid = min(kKvBlockTokens, row.position - b * kKvBlockTokens + 1);
       float score = -FLT_MAX;
       if (lane < valid) {
-        score = __fmul_rn(dot_product(queries[warp], key_tile + lane * kTileKeyPitch, hd), scale);
+        const float* key = key_tile + lane * kTileKeyPitch;
+        score = __fmul_rn(
+            kVec ? dot_product_vec4(queries[warp], key, hd) : dot_product(queries[warp], key, hd),
+            scale);
       }
       block_softmax_update(score, value_tile, valid, hd, state);
     }
@@ -295,28 +376,92 @@ __global__ void __launch_bounds__(kPrefillRows * 32)
   if (active) write_head(out, first_row + warp, head, shape, state, 1.0f / state.sum);
 }
 
+// KV block `b` of (slot, kv_head) for the warp, as attend_blocks adds one
+// block: lane j scores key j, then the values are added in key order. The
+// same operations in the same order, from a staged copy.
+template <bool kVec>
+__device__ void attend_block_staged(const float* query, const PagedKv& kv, int slot, int kv_head,
+                                    int b, int last, float scale, RunningSoftmax& state,
+                                    float* stage) {
+  const int lane = threadIdx.x % 32;
+  const int hd = kv.head_dim;
+  const float* keys = block_base(kv.keys, kv, slot, kv_head, b);
+  const float* values = block_base(kv.values, kv, slot, kv_head, b);
+  const int valid = min(kKvBlockTokens, last - b * kKvBlockTokens + 1);
+
+  const int pitch = DecodeStage<kVec>::key_pitch(hd);
+  const int keys_per_pass = min(kKvBlockTokens, kDecodeStageFloats / pitch);
+  float score = -FLT_MAX;
+  for (int first = 0; first < valid; first += keys_per_pass) {
+    const int count = min(keys_per_pass, valid - first);
+    copy_rows<kVec>(keys + first * hd, count, hd, pitch, stage);
+    if (lane >= first && lane < first + count) {
+      const float* key = stage + (lane - first) * pitch;
+      score = __fmul_rn(kVec ? dot_product_vec4(query, key, hd) : dot_product(query, key, hd), scale);
+    }
+  }
+  const float weight = block_softmax_weights(score, valid, state);
+  const int values_per_pass = min(kKvBlockTokens, kDecodeStageFloats / hd);
+  for (int first = 0; first < valid; first += values_per_pass) {
+    const int count = min(values_per_pass, valid - first);
+    copy_rows<kVec>(values + first * hd, count, hd, hd, stage);
+    accumulate_values(stage, first, count, hd, weight, state);
+  }
+}
+
+// Merges `count` softmax states [max, sum, acc[head_dim]] laid `stride`
+// floats apart, in order, into `state` (which starts empty).
+__device__ void merge_states(const float* first, int count, int stride, int hd,
+                             RunningSoftmax& state) {
+  const int lane = threadIdx.x % 32;
+  float merged_max = -FLT_MAX;
+  for (int s = 0; s < count; ++s) merged_max = fmaxf(merged_max, __ldcg(first + s * stride));
+  for (int s = 0; s < count; ++s) {
+    const float* part = first + s * stride;
+    const float factor = expf(__fsub_rn(__ldcg(part), merged_max));
+    state.sum = __fmaf_rn(__ldcg(part + 1), factor, state.sum);
+#pragma unroll
+    for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+      const int d = lane + 32 * i;
+      if (d < hd) state.acc[i] = __fmaf_rn(__ldcg(part + 2 + d), factor, state.acc[i]);
+    }
+  }
+}
+
 // Slice blockIdx.z (kDecodeSplitBlocks KV blocks) of the row's keys for
-// query head blockIdx.y, into partials[row][head][slice]: [max, sum,
-// acc[head_dim]]. Warp w walks block z * kDecodeSplitBlocks + w alone; the
-// warps' states are then merged in warp order. Slices past the row's keys
-// write nothing.
+// query head blockIdx.y: warp w walks block z * kDecodeSplitBlocks + w
+// alone; the warps' states are merged in warp order into
+// partials[row][head][slice] = [max, sum, acc[head_dim]]. The last of the
+// row's slices to finish (a ticket per (row, head), reset by that slice for
+// the next launch) merges every slice in slice order and writes the head's
+// output: the order is fixed by the position alone, whichever slice comes
+// last. Slices past the row's keys do nothing.
 static_assert(kDecodeSplitBlocks == kWarpsPerBlock, "one warp per block of a slice");
+template <bool kVec>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
-    attention_decode_slices_kernel(const float* __restrict__ qkv, int qkv_stride,
-                                   const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv,
-                                   float scale, int max_splits, float* __restrict__ partials) {
-  __shared__ float query[kMaxHeadDim];
-  __shared__ float key_stage[kWarpsPerBlock][kKeyStageFloats];
+    attention_decode_kernel(const float* __restrict__ qkv, int qkv_stride,
+                            const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv,
+                            float scale, int max_splits, float* __restrict__ partials,
+                            unsigned int* __restrict__ tickets, float* __restrict__ out) {
+  __shared__ __align__(16) float query[kMaxHeadDim];
+  __shared__ __align__(16) float stage[kWarpsPerBlock][kDecodeStageFloats];
   __shared__ float warp_max_sum[kWarpsPerBlock][2];
   __shared__ float warp_acc[kWarpsPerBlock][kMaxHeadDim];
   const int head = blockIdx.y;
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
+  const int hd = shape.head_dim;
   const RowMeta row = rows[blockIdx.x];
+  if (row.position < 0) {  // padding rows still leave defined values behind
+    float* target = out + (static_cast<int64_t>(blockIdx.x) * shape.heads + head) * hd;
+    if (blockIdx.z == 0) {
+      for (int d = threadIdx.x; d < hd; d += blockDim.x) target[d] = 0.f;
+    }
+    return;
+  }
   const int first_block = blockIdx.z * kDecodeSplitBlocks;
   const int row_blocks = row.position / kKvBlockTokens + 1;
-  if (row.position < 0 || first_block >= row_blocks) return;  // the whole block leaves
-  const int hd = shape.head_dim;
+  if (first_block >= row_blocks) return;  // the whole block leaves
   const float* source = qkv + static_cast<int64_t>(blockIdx.x) * qkv_stride + head * hd;
   for (int d = threadIdx.x; d < hd; d += blockDim.x) query[d] = source[d];
   __syncthreads();
@@ -324,8 +469,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   const int block = first_block + warp;
   RunningSoftmax state;
   if (block < row_blocks) {
-    attend_blocks(query, kv, row.slot, kv_head_of(head, shape), block, block + 1, row.position,
-                  scale, state, key_stage[warp]);
+    attend_block_staged<kVec>(query, kv, row.slot, kv_head_of(head, shape), block, row.position,
+                              scale, state, stage[warp]);
   }
   if (lane == 0) {
     warp_max_sum[warp][0] = state.max;
@@ -353,9 +498,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       if (d < hd) acc[i] = __fmaf_rn(warp_acc[w][d], factor, acc[i]);
     }
   }
-  float* slice = partials +
-                 ((static_cast<int64_t>(blockIdx.x) * shape.heads + head) * max_splits + blockIdx.z) *
-                     (hd + 2);
+  const int64_t pair = static_cast<int64_t>(blockIdx.x) * shape.heads + head;
+  float* row_slices = partials + pair * max_splits * (hd + 2);
+  float* slice = row_slices + static_cast<int64_t>(blockIdx.z) * (hd + 2);
   if (lane == 0) {
     slice[0] = merged_max;
     slice[1] = sum;
@@ -365,47 +510,31 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     const int d = lane + 32 * i;
     if (d < hd) slice[2 + d] = acc[i];
   }
-}
 
-// Merges the row's slices in slice order.
-__global__ void __launch_bounds__(kWarpsPerBlock * 32)
-    attention_decode_merge_kernel(const RowMeta* __restrict__ rows, HeadShape shape,
-                                  int max_splits, const float* __restrict__ partials,
-                                  float* __restrict__ out) {
-  const int head = blockIdx.y * kWarpsPerBlock + threadIdx.x / 32;
-  const RowMeta row = rows[blockIdx.x];
-  const int hd = shape.head_dim;
-  float* target = out + (static_cast<int64_t>(blockIdx.x) * shape.heads + head) * hd;
-  const int lane = threadIdx.x % 32;
-  if (head >= shape.heads) return;
-  if (row.position < 0) {  // padding rows still leave defined values behind
-    for (int d = lane; d < hd; d += 32) target[d] = 0.f;
-    return;
-  }
-  const int slices =
-      (row.position / kKvBlockTokens + kDecodeSplitBlocks) / kDecodeSplitBlocks;
-  const float* first =
-      partials + (static_cast<int64_t>(blockIdx.x) * shape.heads + head) * max_splits * (hd + 2);
-
-  float merged_max = -FLT_MAX;
-  for (int s = 0; s < slices; ++s) merged_max = fmaxf(merged_max, first[s * (hd + 2)]);
-  RunningSoftmax state;
-  for (int s = 0; s < slices; ++s) {
-    const float* slice = first + s * (hd + 2);
-    const float factor = expf(__fsub_rn(slice[0], merged_max));
-    state.sum = __fmaf_rn(slice[1], factor, state.sum);
-#pragma unroll
-    for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
-      const int d = lane + 32 * i;
-      if (d < hd) state.acc[i] = __fmaf_rn(slice[2 + d], factor, state.acc[i]);
-    }
-  }
-  write_head(out, blockIdx.x, head, shape, state, 1.0f / state.sum);
+  // The row's last slice merges them all.
+  const int slices = (row_blocks + kDecodeSplitBlocks - 1) / kDecodeSplitBlocks;
+  __threadfence();  // this slice's partial is visible before its ticket is taken
+  __syncwarp();
+  unsigned int ticket = 0;
+  if (lane == 0) ticket = atomicAdd(tickets + pair, 1u);
+  ticket = __shfl_sync(0xffffffffu, ticket, 0);
+  if (ticket != static_cast<unsigned int>(slices) - 1) return;
+  if (lane == 0) tickets[pair] = 0;  // every other slice has taken its ticket
+  __threadfence();
+  RunningSoftmax merged;
+  merge_states(row_slices, slices, hd + 2, hd, merged);
+  write_head(out, blockIdx.x, head, shape, merged, 1.0f / merged.sum);
 }
 
 bool shape_ok(const HeadShape& shape) {
   return shape.head_dim > 0 && shape.head_dim <= kMaxHeadDim && shape.kv_heads > 0 &&
          shape.heads % shape.kv_heads == 0;
+}
+
+// 16-byte copies need 16-byte rows and bases (the pools come from cudaMalloc).
+bool vector_rows(const HeadShape& shape, const PagedKv& kv) {
+  return shape.head_dim % 4 == 0 && reinterpret_cast<uintptr_t>(kv.keys) % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(kv.values) % 16 == 0;
 }
 
 }  // namespace
@@ -417,8 +546,13 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
   if (!shape_ok(shape)) return cudaErrorInvalidValue;
   if (shape.head_dim <= kTileHeadDim) {
     const dim3 grid((row_count + kPrefillRows - 1) / kPrefillRows, shape.heads);
-    attention_prefill_tiled_kernel<<<grid, kPrefillRows * 32, 0, stream>>>(
-        qkv, qkv_stride, rows, row_count, shape, kv, scale, out);
+    if (vector_rows(shape, kv)) {
+      attention_prefill_tiled_kernel<true><<<grid, kPrefillRows * 32, 0, stream>>>(
+          qkv, qkv_stride, rows, row_count, shape, kv, scale, out);
+    } else {
+      attention_prefill_tiled_kernel<false><<<grid, kPrefillRows * 32, 0, stream>>>(
+          qkv, qkv_stride, rows, row_count, shape, kv, scale, out);
+    }
     return cudaGetLastError();
   }
   const dim3 grid(row_count, (shape.heads + kWarpsPerBlock - 1) / kWarpsPerBlock);
@@ -429,18 +563,18 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
 
 cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowMeta* rows,
                                     int row_count, HeadShape shape, PagedKv kv, float scale,
-                                    int max_splits, float* partials, float* out,
-                                    cudaStream_t stream) {
+                                    int max_splits, float* partials, unsigned int* tickets,
+                                    float* out, cudaStream_t stream) {
   if (row_count == 0) return cudaSuccess;
   if (!shape_ok(shape) || max_splits <= 0) return cudaErrorInvalidValue;
-  const int head_groups = (shape.heads + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  attention_decode_slices_kernel<<<dim3(row_count, shape.heads, max_splits), kWarpsPerBlock * 32, 0,
-                                   stream>>>(qkv, qkv_stride, rows, shape, kv, scale, max_splits,
-                                             partials);
-  const cudaError_t status = cudaGetLastError();
-  if (status != cudaSuccess) return status;
-  attention_decode_merge_kernel<<<dim3(row_count, head_groups), kWarpsPerBlock * 32, 0, stream>>>(
-      rows, shape, max_splits, partials, out);
+  const dim3 grid(row_count, shape.heads, max_splits);
+  if (vector_rows(shape, kv)) {
+    attention_decode_kernel<true><<<grid, kWarpsPerBlock * 32, 0, stream>>>(
+        qkv, qkv_stride, rows, shape, kv, scale, max_splits, partials, tickets, out);
+  } else {
+    attention_decode_kernel<false><<<grid, kWarpsPerBlock * 32, 0, stream>>>(
+        qkv, qkv_stride, rows, shape, kv, scale, max_splits, partials, tickets, out);
+  }
   return cudaGetLastError();
 }
 
