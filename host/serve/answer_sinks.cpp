@@ -10,6 +10,15 @@ const char* answer_route_name(AnswerKind kind) {
                                                     : openai::Route::completions);
 }
 
+namespace {
+
+// A finished answer: 200, or 499 when the client left before its end.
+void count_done(ServeMetrics& metrics, AnswerKind kind, const http::ResponseWriter& writer) {
+  metrics.request_done(answer_route_name(kind), writer.client_gone() ? kClientClosedStatus : 200);
+}
+
+}  // namespace
+
 WholeAnswerSink::WholeAnswerSink(AnswerKind kind, openai::AnswerMeta meta, bool logprobs,
                                  std::optional<std::vector<std::int32_t>> prompt_ids,
                                  std::shared_ptr<http::ResponseWriter> writer, ServeMetrics& metrics)
@@ -34,13 +43,15 @@ void WholeAnswerSink::output(const StepOutput& out, const openai::Usage& usage) 
   }
   http::Response response;
   response.body = openai::dump(body);
-  const bool delivered = writer_->send(std::move(response));
-  metrics_.request_done(answer_route_name(kind_), delivered ? 200 : kClientClosedStatus);
+  // Each answer is counted before its last bytes go out: a client that reads
+  // it and then scrapes /metrics finds it there.
+  count_done(metrics_, kind_, *writer_);
+  writer_->send(std::move(response));
 }
 
 void WholeAnswerSink::failed(const openai::ApiError& error) {
-  writer_->send(api_error_response(error));
   metrics_.request_done(answer_route_name(kind_), openai::error_entry(error.kind).status);
+  writer_->send(api_error_response(error));
 }
 
 void WholeAnswerSink::abandoned() { metrics_.request_done(answer_route_name(kind_), kClientClosedStatus); }
@@ -82,18 +93,18 @@ void StreamSink::output(const StepOutput& out, const openai::Usage& usage) {
                                : completion_->content(out.text, out.logprobs));
   }
   if (!out.finished) return;
-  const bool delivered = writer_->write_chunk(chat_ ? chat_->finish(*out.finished, usage)
-                                                    : completion_->finish(*out.finished, usage));
+  count_done(metrics_, kind_, *writer_);
+  writer_->write_chunk(chat_ ? chat_->finish(*out.finished, usage)
+                             : completion_->finish(*out.finished, usage));
   writer_->end_stream();
-  metrics_.request_done(answer_route_name(kind_), delivered ? 200 : kClientClosedStatus);
 }
 
 void StreamSink::failed(const openai::ApiError& error) {
   std::lock_guard lock(mutex_);
   begin_locked();
+  metrics_.request_done(answer_route_name(kind_), openai::error_entry(error.kind).status);
   writer_->write_chunk(openai::ChatStream::error(openai::error_body(error)));
   writer_->end_stream();
-  metrics_.request_done(answer_route_name(kind_), openai::error_entry(error.kind).status);
 }
 
 void StreamSink::abandoned() {

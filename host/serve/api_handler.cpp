@@ -45,35 +45,42 @@ void ApiHandler::handle(http::Request request, std::shared_ptr<http::ResponseWri
         generate(route, request, writer);
         return;
       case Route::models:
-        writer->send(json_response(openai::models_list(settings_.model_name, created_, settings_.is_oracle)));
+        answer(route, writer, json_response(openai::models_list(settings_.model_name, created_,
+                                                                settings_.is_oracle)));
         break;
       case Route::model:
         openai::check_model(openai::model_in_path(path), settings_.model_name);
-        writer->send(json_response(
-            openai::models_list(settings_.model_name, created_, settings_.is_oracle)["data"][0]));
+        answer(route, writer, json_response(openai::models_list(settings_.model_name, created_,
+                                                                settings_.is_oracle)["data"][0]));
         break;
       case Route::health:
-        writer->send(json_response({{"status", "ok"}}));
+        answer(route, writer, json_response({{"status", "ok"}}));
         break;
       case Route::ready:
         if (!ready_) throw ApiError(ErrorKind::not_ready, "the server is not ready (starting or draining)");
-        writer->send(json_response({{"status", "ready"}}));
+        answer(route, writer, json_response({{"status", "ready"}}));
         break;
       case Route::metrics: {
         http::Response r;
         r.content_type = std::string(kMetricsContentType);
         r.body = metrics_.text();
-        writer->send(std::move(r));
+        answer(route, writer, std::move(r));
         break;
       }
       default:
         throw ApiError(ErrorKind::route_not_found, "no endpoint " + path);
     }
-    metrics_.request_done(openai::route_name(route), 200);
   } catch (const ApiError& e) {
-    writer->send(api_error_response(e, path));
+    // Counted before it is sent, as answer() does.
     metrics_.request_done(openai::route_name(route), openai::error_entry(e.kind).status);
+    writer->send(api_error_response(e, path));
   }
+}
+
+void ApiHandler::answer(Route route, const std::shared_ptr<http::ResponseWriter>& writer,
+                        http::Response response) {
+  metrics_.request_done(openai::route_name(route), writer->client_gone() ? kClientClosedStatus : 200);
+  writer->send(std::move(response));
 }
 
 void ApiHandler::generate(Route route, const http::Request& request,

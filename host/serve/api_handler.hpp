@@ -42,6 +42,10 @@ class ApiHandler {
  private:
   void generate(openai::Route route, const http::Request& request,
                 const std::shared_ptr<http::ResponseWriter>& writer);
+  // Counts a 200 on `route`, then sends: counted first, so a client that
+  // reads the answer and then scrapes /metrics finds it there.
+  void answer(openai::Route route, const std::shared_ptr<http::ResponseWriter>& writer,
+              http::Response response);
 
   ApiSettings settings_;
   const prompt::ModelText& text_;
