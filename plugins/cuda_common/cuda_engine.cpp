@@ -333,21 +333,30 @@ void CudaEngine::run_decode(Pass& pass) {
   const int rows = static_cast<int>(pass.rows.size());
   int bucket = 1;
   while (bucket < rows) bucket *= 2;
+  // Attention's grid follows the longest live row, rounded up to a power of
+  // two so that a few graphs serve every length; a row's bits never depend on it.
+  int longest = 0;
+  for (const RowMeta& row : pass.rows) longest = std::max(longest, row.position);
+  int splits = 1;
+  while (splits < decode_slices_for(longest)) splits *= 2;
+  splits = std::min(splits, pass_limits_.max_splits);
   upload(pass, bucket);
-  check_cuda(cudaGraphLaunch(decode_graph(bucket), stream_), "launching the decode graph");
+  check_cuda(cudaGraphLaunch(decode_graph({bucket, splits}), stream_), "launching the decode graph");
   copy_logits(pass, 0, rows);
 }
 
-// One graph per bucket: every layer, the final norm and lm_head for `bucket`
-// rows, reading rows and block tables from fixed workspace buffers.
-cudaGraphExec_t CudaEngine::decode_graph(int bucket) {
-  const auto found = decode_graphs_.find(bucket);
+// One graph per (rows bucket, attention slices): every layer, the final norm
+// and lm_head for `bucket` rows, reading rows and block tables from fixed
+// workspace buffers.
+cudaGraphExec_t CudaEngine::decode_graph(DecodeGraphKey key) {
+  const auto [bucket, splits] = key;
+  const auto found = decode_graphs_.find(key);
   if (found != decode_graphs_.end()) return found->second;
   check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
              "capturing the decode graph");
   cudaGraph_t graph = nullptr;
   try {
-    forward_->layers(bucket, PassForm::decode, stream_);
+    forward_->layers(bucket, PassForm::decode, stream_, splits);
     forward_->final_norm(nullptr, bucket, stream_);
     forward_->lm_head(0, bucket, stream_);
   } catch (...) {
@@ -363,10 +372,10 @@ cudaGraphExec_t CudaEngine::decode_graph(int bucket) {
   cudaGraphDestroy(graph);
   check_cuda(status, "instantiating the decode graph");
   if (engine_log_enabled()) {
-    std::fprintf(stderr, "%s: decode graph for %d rows: %zu kernel launches per step\n",
-                 TargetPolicy::kPluginName, bucket, nodes);
+    std::fprintf(stderr, "%s: decode graph for %d rows, %d attention slices: %zu kernel launches per step\n",
+                 TargetPolicy::kPluginName, bucket, splits, nodes);
   }
-  decode_graphs_.emplace(bucket, exec);
+  decode_graphs_.emplace(key, exec);
   return exec;
 }
 

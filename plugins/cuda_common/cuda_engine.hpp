@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "algenta/plugin_abi.h"
@@ -68,7 +69,9 @@ class CudaEngine {
   void upload(const Pass& pass, int padded_rows);
   void run_prefill(Pass& pass);
   void run_decode(Pass& pass);
-  cudaGraphExec_t decode_graph(int bucket);
+  // (rows bucket, decode attention slices)
+  using DecodeGraphKey = std::pair<int, int>;
+  cudaGraphExec_t decode_graph(DecodeGraphKey key);
   void copy_logits(const Pass& pass, int first_row, int count);
   void synchronize(const char* what);
 
@@ -85,7 +88,7 @@ class CudaEngine {
   PagedKvBlocks kv_blocks_;
   std::unique_ptr<LtGemm> gemm_;
   std::unique_ptr<DeviceForward> forward_;
-  std::map<int, cudaGraphExec_t> decode_graphs_;
+  std::map<DecodeGraphKey, cudaGraphExec_t> decode_graphs_;
   std::mutex mutex_;  // one call at a time per engine
 };
 

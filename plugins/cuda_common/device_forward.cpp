@@ -1,5 +1,6 @@
 #include "device_forward.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -56,7 +57,8 @@ void DeviceForward::project(const float* input, const Element* weight, float* ou
   gemm_.run(lo, weight, output, rows, n, k, /*accumulate=*/true, stream);
 }
 
-void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, cudaStream_t stream) const {
+void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, int decode_splits,
+                           cudaStream_t stream) const {
   const HeadShape heads{static_cast<int>(shape_.heads), static_cast<int>(shape_.kv_heads),
                         static_cast<int>(shape_.head_dim)};
   const PagedKv kv = kv_.layer(layer, block_tables(), limits_.max_blocks, heads.kv_heads,
@@ -71,7 +73,7 @@ void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, cuda
                "qkv_rope_cache");
   if (form == PassForm::decode) {
     check_launch(launch_attention_decode(qkv, qkv_stride, rows(), row_count, heads, kv,
-                                         attention_scale_, limits_.max_splits,
+                                         attention_scale_, decode_splits,
                                          ws_.at<float>(ws_.partials),
                                          ws_.at<unsigned int>(ws_.decode_tickets), out, stream),
                  "attention_decode");
@@ -82,8 +84,10 @@ void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, cuda
   }
 }
 
-void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream) const {
+void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream,
+                           int decode_splits) const {
   const int rows = row_count;
+  const int splits = decode_splits > 0 ? std::min(decode_splits, limits_.max_splits) : limits_.max_splits;
   const int hidden = static_cast<int>(shape_.hidden);
   const int q_dim = static_cast<int>(shape_.q_dim());
   const int qkv_width = static_cast<int>(shape_.q_dim() + 2 * shape_.kv_dim());
@@ -103,7 +107,7 @@ void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream) co
                                          stream),
                  "rmsnorm_residual");
     project(normed, w.qkv, ws_.at<float>(ws_.qkv), rows, qkv_width, hidden, form, stream);
-    attend(l, rows, form, stream);
+    attend(l, rows, form, splits, stream);
     project(ws_.at<float>(ws_.attention), w.o, delta, rows, hidden, q_dim, form, stream);
     check_launch(launch_rmsnorm_residual(x, delta, w.o_bias, w.post_attention_norm, nullptr, rows,
                                          hidden, shape_.rms_norm_eps, normed, stream),

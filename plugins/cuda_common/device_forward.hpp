@@ -39,7 +39,10 @@ class DeviceForward {
 
   // Enqueues every layer for `rows` rows whose RowMeta and block tables are
   // already in the workspace; leaves the last layer's delta unadded.
-  void layers(int row_count, PassForm form, cudaStream_t stream) const;
+  // `decode_splits`: decode attention's slice count, at least every row's
+  // decode_slices_for(position) and at most the limits' max_splits (0: the
+  // maximum).
+  void layers(int row_count, PassForm form, cudaStream_t stream, int decode_splits = 0) const;
   // normed[i] = final_norm(x[r] += delta[r]) for r = logit_rows[i] (device
   // list), or for r = i when the list is null.
   void final_norm(const std::int32_t* logit_rows, int count, cudaStream_t stream) const;
@@ -54,7 +57,8 @@ class DeviceForward {
  private:
   void project(const float* input, const Element* weight, float* output, int rows, int n, int k,
                PassForm form, cudaStream_t stream) const;
-  void attend(std::size_t layer, int row_count, PassForm form, cudaStream_t stream) const;
+  void attend(std::size_t layer, int row_count, PassForm form, int decode_splits,
+              cudaStream_t stream) const;
 
   const decoder::ModelShape& shape_;
   decoder::FamilyDescription family_;

@@ -155,23 +155,19 @@ void run_case(int length, int head_dim, bool peaked, std::mt19937& rng) {
   CHECK_CUDA(cudaMalloc(&d_tickets, size_t(n) * shape.heads * sizeof(unsigned int)));
   CHECK_CUDA(cudaMemset(d_tickets, 0, size_t(n) * shape.heads * sizeof(unsigned int)));
 
-  char name[128];
-  for (bool decode : {false, true}) {
+  // Decode at the grid the engine uses for these rows (the longest row's
+  // slices) and at the context's maximum: the same bits. Each decode launch
+  // finds the tickets the one before left behind.
+  int longest = 0;
+  for (const RowMeta& row : rows) longest = std::max(longest, row.position);
+  const int live_splits = decode_slices_for(longest);
+  char name[160];
+  for (int splits : {0, live_splits, max_splits}) {  // 0: prefill
+    const bool decode = splits > 0;
     CHECK_CUDA(cudaMemset(d_out, 0xff, expect.size() * sizeof(float)));
     if (decode) {
-      // Twice, the output cleared between: the second launch finds the
-      // tickets the first left behind.
-      for (int launch = 0; launch < 2; ++launch) {
-        CHECK_CUDA(cudaMemset(d_out, 0xff, expect.size() * sizeof(float)));
-        CHECK_CUDA(launch_attention_decode(d_qkv, qkv_stride, d_rows, n, shape, kv, scale,
-                                           max_splits, d_partials, d_tickets, d_out, 0));
-      }
-      const std::vector<unsigned int> tickets = host_copy(d_tickets, size_t(n) * shape.heads);
-      const size_t left = size_t(std::count_if(tickets.begin(), tickets.end(),
-                                               [](unsigned int t) { return t != 0; }));
-      std::snprintf(name, sizeof name, "attention decode tickets left at 0, L=%d head_dim=%d",
-                    length, head_dim);
-      report(name, left, tickets.size());
+      CHECK_CUDA(launch_attention_decode(d_qkv, qkv_stride, d_rows, n, shape, kv, scale, splits,
+                                         d_partials, d_tickets, d_out, 0));
     } else {
       CHECK_CUDA(launch_attention_prefill(d_qkv, qkv_stride, d_rows, n, shape, kv, scale, d_out, 0));
     }
@@ -179,10 +175,21 @@ void run_case(int length, int head_dim, bool peaked, std::mt19937& rng) {
     const std::vector<float> got = host_copy(d_out, expect.size());
     size_t bad = 0;
     for (size_t i = 0; i < got.size(); ++i) bad += same_bits(got[i], expect[i]) ? 0 : 1;
-    std::snprintf(name, sizeof name, "attention %s %s L=%d head_dim=%d", decode ? "decode " : "prefill",
-                  peaked ? "peaked " : "uniform", length, head_dim);
+    if (decode) {
+      std::snprintf(name, sizeof name, "attention decode  %s L=%d head_dim=%d splits=%d",
+                    peaked ? "peaked " : "uniform", length, head_dim, splits);
+    } else {
+      std::snprintf(name, sizeof name, "attention prefill %s L=%d head_dim=%d",
+                    peaked ? "peaked " : "uniform", length, head_dim);
+    }
     report(name, bad, got.size());
   }
+  const std::vector<unsigned int> tickets = host_copy(d_tickets, size_t(n) * shape.heads);
+  const size_t left = size_t(std::count_if(tickets.begin(), tickets.end(),
+                                           [](unsigned int t) { return t != 0; }));
+  std::snprintf(name, sizeof name, "attention decode tickets left at 0, L=%d head_dim=%d",
+                length, head_dim);
+  report(name, left, tickets.size());
   cudaFree(d_keys);
   cudaFree(d_values);
   cudaFree(d_table);

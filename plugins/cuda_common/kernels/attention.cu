@@ -441,7 +441,7 @@ template <bool kVec>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     attention_decode_kernel(const float* __restrict__ qkv, int qkv_stride,
                             const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv,
-                            float scale, int max_splits, float* __restrict__ partials,
+                            float scale, int splits, float* __restrict__ partials,
                             unsigned int* __restrict__ tickets, float* __restrict__ out) {
   __shared__ __align__(16) float query[kMaxHeadDim];
   __shared__ __align__(16) float stage[kWarpsPerBlock][kDecodeStageFloats];
@@ -461,6 +461,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   }
   const int first_block = blockIdx.z * kDecodeSplitBlocks;
   const int row_blocks = row.position / kKvBlockTokens + 1;
+  const int slices = decode_slices_for(row.position);
+  if (slices > splits) __trap();  // the launch broke its contract: fail the step loudly
   if (first_block >= row_blocks) return;  // the whole block leaves
   const float* source = qkv + static_cast<int64_t>(blockIdx.x) * qkv_stride + head * hd;
   for (int d = threadIdx.x; d < hd; d += blockDim.x) query[d] = source[d];
@@ -499,7 +501,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     }
   }
   const int64_t pair = static_cast<int64_t>(blockIdx.x) * shape.heads + head;
-  float* row_slices = partials + pair * max_splits * (hd + 2);
+  float* row_slices = partials + pair * splits * (hd + 2);
   float* slice = row_slices + static_cast<int64_t>(blockIdx.z) * (hd + 2);
   if (lane == 0) {
     slice[0] = merged_max;
@@ -512,7 +514,6 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   }
 
   // The row's last slice merges them all.
-  const int slices = (row_blocks + kDecodeSplitBlocks - 1) / kDecodeSplitBlocks;
   __threadfence();  // this slice's partial is visible before its ticket is taken
   __syncwarp();
   unsigned int ticket = 0;
@@ -563,17 +564,17 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
 
 cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowMeta* rows,
                                     int row_count, HeadShape shape, PagedKv kv, float scale,
-                                    int max_splits, float* partials, unsigned int* tickets,
+                                    int splits, float* partials, unsigned int* tickets,
                                     float* out, cudaStream_t stream) {
   if (row_count == 0) return cudaSuccess;
-  if (!shape_ok(shape) || max_splits <= 0) return cudaErrorInvalidValue;
-  const dim3 grid(row_count, shape.heads, max_splits);
+  if (!shape_ok(shape) || splits <= 0) return cudaErrorInvalidValue;
+  const dim3 grid(row_count, shape.heads, splits);
   if (vector_rows(shape, kv)) {
     attention_decode_kernel<true><<<grid, kWarpsPerBlock * 32, 0, stream>>>(
-        qkv, qkv_stride, rows, shape, kv, scale, max_splits, partials, tickets, out);
+        qkv, qkv_stride, rows, shape, kv, scale, splits, partials, tickets, out);
   } else {
     attention_decode_kernel<false><<<grid, kWarpsPerBlock * 32, 0, stream>>>(
-        qkv, qkv_stride, rows, shape, kv, scale, max_splits, partials, tickets, out);
+        qkv, qkv_stride, rows, shape, kv, scale, splits, partials, tickets, out);
   }
   return cudaGetLastError();
 }

@@ -19,6 +19,14 @@ inline constexpr int kMaxHeadDim = 32 * kMaxHeadDimPerLane;
 // position alone.
 inline constexpr int kDecodeSplitBlocks = 4;
 
+// Slices holding the keys 0..position (kernels and engine alike).
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+constexpr int decode_slices_for(int position) {
+  return (position / kKvBlockTokens + kDecodeSplitBlocks) / kDecodeSplitBlocks;
+}
+
 struct RowMeta {
   std::int32_t token;
   std::int32_t position;     // < 0: a padding row that computes nothing

@@ -44,12 +44,16 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
 
 // Decode form (flash-decoding): keys in fixed slices of kDecodeSplitBlocks
 // blocks, one warp per block, the warps of a slice merged in block order
-// into `partials` ([rows][heads][max_splits][head_dim + 2] floats); the
+// into `partials` ([rows][heads][splits][head_dim + 2] floats); the
 // row's last slice to finish merges the slices in order. `tickets` holds
 // rows x heads counters that are 0 before the launch and are left 0.
+// `splits` is the grid's slice count: at least decode_slices_for(position)
+// of every row (a row needing more traps: its output would never be
+// written), so the launch follows the live length, not the context. A row's
+// bits do not depend on it.
 cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowMeta* rows,
                                     int row_count, HeadShape shape, PagedKv kv, float scale,
-                                    int max_splits, float* partials, unsigned int* tickets,
+                                    int splits, float* partials, unsigned int* tickets,
                                     float* out, cudaStream_t stream);
 
 // out[r, i] = silu(gate_up[r, i]) * gate_up[r, intermediate + i]
