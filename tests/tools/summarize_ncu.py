@@ -15,6 +15,8 @@ from collections import defaultdict
 def read_rows(path):
     with open(path, newline="") as handle:
         lines = [line for line in handle if line.startswith('"')]  # ncu's own log lines are not CSV
+    if len(lines) < 2:  # nothing was profiled (ncu wrote only its log lines)
+        sys.exit(f"{path}: no kernel rows (was anything profiled?)")
     reader = csv.reader(lines)
     header = next(reader)
     units = next(reader)  # the second row names each column's unit
@@ -33,6 +35,7 @@ def scale_of(unit, base):
 
 def short_name(kernel):
     name = kernel.replace("(anonymous namespace)::", "")
+    name = re.sub(r"^void ", "", name)  # the return type ncu prints before templates
     name = re.sub(r"\(.*", "", name)  # drop the argument list
     name = re.sub(r"<.*", "", name)     # and template arguments
     return name.split("::")[-1].strip() or kernel
