@@ -162,7 +162,8 @@ StepPlan Scheduler::plan() {
     // Only blocks whose prefill completed are listed: a prompt whose prefix
     // another sequence is still computing computes it too (simple, and the
     // bits are the same either way).
-    const std::vector<BlockId> cached = index_ ? index_->match(head.prompt) : std::vector<BlockId>{};
+    const std::vector<BlockId> cached =
+        index_ ? index_->match(head.prompt) : std::vector<BlockId>{};
     const std::uint32_t cached_tokens =
         static_cast<std::uint32_t>(cached.size()) * limits_.tokens_per_block;
     const std::uint32_t chunk =
@@ -180,8 +181,8 @@ StepPlan Scheduler::plan() {
 
 bool Scheduler::take_blocks(Sequence& head, std::span<const BlockId> cached) {
   for (const BlockId block : cached) pool_.retain(block);  // no longer evictable
-  const std::uint32_t needed =
-      lifetime_blocks(head.prompt_length, head.max_new_tokens) - static_cast<std::uint32_t>(cached.size());
+  const std::uint32_t needed = lifetime_blocks(head.prompt_length, head.max_new_tokens) -
+                               static_cast<std::uint32_t>(cached.size());
   const std::uint32_t evictable = index_ ? index_->evictable(pool_) : 0;
   if (needed > pool_.available() + evictable) {
     for (const BlockId block : cached) pool_.release(block);

@@ -112,7 +112,8 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
   std::cerr << kCommand << ": batching up to " << batch.max_step_rows << " requests and "
             << batch.max_step_tokens << " tokens per step over " << batch.total_blocks
             << " KV blocks of " << batch.tokens_per_block << " tokens ("
-            << (session.host_block_geometry() ? "the host's block tables" : "the engine's own cache")
+            << (session.host_block_geometry() ? "the host's block tables"
+                                              : "the engine's own cache")
             << "); prefix cache " << prefix_cache.reason << "\n";
   if (settings.metrics_without_key && settings.keys.enabled()) {
     std::cerr << kCommand << ": /metrics answers without an API key (--metrics-without-key)\n";
@@ -170,7 +171,8 @@ int open_and_serve(std::unique_ptr<loader::LoadedPlugin> plugin, const ServeOpti
     open.checkpoint_dir = weights.model_dir();
     open.max_context = options.max_context;
     open.max_sequences = options.max_running;  // the scheduler never runs more at once
-    open.host_block_tables = true;             // the scheduler owns the blocks when the engine agrees
+    // The scheduler owns the KV blocks when the engine agrees.
+    open.host_block_tables = true;
     open.precision = options.precision.precision;
     open.allow_weight_rounding = options.precision.allow_weight_rounding;
     EngineSession session(std::move(plugin), open);

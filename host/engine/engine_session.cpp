@@ -37,7 +37,8 @@ unsigned dtype_bytes(AlgentaDtype dtype) {
 std::optional<HostBlockGeometry> accepted_block_tables(const AlgentaEngineOpen_Args& args,
                                                        bool offered, const std::string& plugin) {
   if (!offered || args.block_tables_accepted == 0) return std::nullopt;
-  if (args.block_tables_accepted != 1 || args.kv_tokens_per_block == 0 || args.kv_blocks_total == 0) {
+  if (args.block_tables_accepted != 1 || args.kv_tokens_per_block == 0 ||
+      args.kv_blocks_total == 0) {
     throw EngineError(ALGENTA_STATUS_INTERNAL,
                       plugin + " answered host block tables with block_tables_accepted " +
                           std::to_string(args.block_tables_accepted) + ", kv_tokens_per_block " +

@@ -24,14 +24,15 @@ std::size_t offset_of(std::size_t position) { return position % kHostBlockTokens
 decoder::HostBlockGeometry host_block_geometry(std::uint64_t kv_cache_bytes, std::size_t layers,
                                                std::size_t kv_dim,
                                                const decoder::EngineLimits& limits) {
-  const std::uint64_t block_bytes = std::uint64_t{2} * layers * kHostBlockTokens * kv_dim * sizeof(float);
+  const std::uint64_t block_bytes =
+      std::uint64_t{2} * layers * kHostBlockTokens * kv_dim * sizeof(float);
   const std::uint64_t per_sequence = (limits.max_context + kHostBlockTokens - 1) / kHostBlockTokens;
-  const std::uint64_t blocks = kv_cache_bytes > 0 ? kv_cache_bytes / block_bytes
-                                                  : per_sequence * limits.max_sequences;
+  const std::uint64_t blocks =
+      kv_cache_bytes > 0 ? kv_cache_bytes / block_bytes : per_sequence * limits.max_sequences;
   if (blocks == 0) {
-    refuse("kv_cache_bytes " + std::to_string(kv_cache_bytes) + " holds no KV block; one block of " +
-           std::to_string(kHostBlockTokens) + " tokens takes " + std::to_string(block_bytes) +
-           " bytes");
+    refuse("kv_cache_bytes " + std::to_string(kv_cache_bytes) +
+           " holds no KV block; one block of " + std::to_string(kHostBlockTokens) +
+           " tokens takes " + std::to_string(block_bytes) + " bytes");
   }
   // Block ids are 32-bit, and storage is only made for blocks written.
   const std::uint64_t most = std::numeric_limits<std::uint32_t>::max();
@@ -98,7 +99,9 @@ void HostBlockKv::commit(const decoder::PlannedChunk& chunk) {
 HostBlockKv::Block& HostBlockKv::made(std::uint32_t block) {
   const auto it = blocks_.find(block);
   // check_reads() and reserve() run first, so this is a bug, not bad input.
-  if (it == blocks_.end()) throw std::logic_error("KV block " + std::to_string(block) + " was never made");
+  if (it == blocks_.end()) {
+    throw std::logic_error("KV block " + std::to_string(block) + " was never made");
+  }
   return it->second;
 }
 
@@ -116,7 +119,9 @@ std::uint64_t HostBlockKv::bytes() const noexcept {
 
 std::size_t HostBlockKv::blocks_free() const {
   std::unordered_set<std::uint32_t> listed;
-  for (const auto& [id, sequence] : sequences_) listed.insert(sequence.table.begin(), sequence.table.end());
+  for (const auto& [id, sequence] : sequences_) {
+    listed.insert(sequence.table.begin(), sequence.table.end());
+  }
   return blocks_total_ - listed.size();
 }
 

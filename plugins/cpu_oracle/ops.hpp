@@ -37,10 +37,10 @@ void attend_head(const float* q, const float* keys, const float* values, std::si
                  std::size_t positions, std::size_t head_dim, float scale, float* scores,
                  float* out);
 
-// The same over positions that lie in `runs` (kv_slots.hpp), in position order, reading the
-// head's slice `head_offset` floats into each position: the same bits as one
-// run holding them all. `scores` holds as many floats as the runs have
-// positions.
+// The same over positions that lie in `runs` (kv_slots.hpp), in position
+// order, reading the head's slice `head_offset` floats into each position:
+// the same bits as one run holding them all. `scores` holds as many floats
+// as the runs have positions.
 void attend_head(const float* q, std::span<const KvRun> runs, std::size_t head_offset,
                  std::size_t kv_stride, std::size_t head_dim, float scale, float* scores,
                  float* out);

@@ -110,7 +110,9 @@ StepPlan plan_step(const AlgentaEngineStep_Args& args, const LiveSequences& sequ
     check_tokens(chunk, limits);
 
     PlannedChunk planned;
-    if (limits.host_blocks.accepted()) planned.block_table = checked_block_table(chunk, limits.host_blocks);
+    if (limits.host_blocks.accepted()) {
+      planned.block_table = checked_block_table(chunk, limits.host_blocks);
+    }
     planned.sequence_id = chunk.sequence_id;
     planned.starts_sequence = starts;
     planned.start = chunk.start_position;

@@ -20,7 +20,8 @@
 #include "loader/table_check.hpp"
 #include "loader/verified_loader.hpp"
 
-static_assert(ALGENTA_ABI_MINOR >= 1, "build this host with the live header or a later test header");
+static_assert(ALGENTA_ABI_MINOR >= 1,
+              "build this host with the live header or a later test header");
 
 namespace {
 
@@ -123,7 +124,9 @@ void drive(const AlgentaPluginV1& table, bool plugin_takes_tables) {
   const std::vector<std::vector<int32_t>> tokens = {{5}, {7, 8}, {41}};
   const std::vector<std::vector<uint32_t>> tables = {{0}, {1}, {2}};
   std::vector<AlgentaSequenceChunk> chunks;
-  for (std::size_t i = 0; i < tokens.size(); ++i) chunks.push_back(chunk_of(i + 1, tokens[i], tables[i]));
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    chunks.push_back(chunk_of(i + 1, tokens[i], tables[i]));
+  }
   std::vector<int32_t> next;
   AlgentaError* error = step(table, opened.engine, chunks, next, sizeof(AlgentaSequenceChunk));
   expect(error == nullptr && next == std::vector<int32_t>{6, 9, 42},
@@ -159,8 +162,8 @@ void drive(const AlgentaPluginV1& table, bool plugin_takes_tables) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool valid_mode =
-      argc == 3 && (std::strcmp(argv[2], "takes-tables") == 0 || std::strcmp(argv[2], "declines") == 0);
+  const bool valid_mode = argc == 3 && (std::strcmp(argv[2], "takes-tables") == 0 ||
+                                        std::strcmp(argv[2], "declines") == 0);
   if (!valid_mode) {
     std::fprintf(stderr, "usage: %s PLUGIN.so takes-tables|declines\n", argv[0]);
     return 2;

@@ -129,9 +129,9 @@ static AlgentaError* engine_step(AlgentaEngineStep_Args* args) {
     return &kBadArgs;
   }
   for (i = 0; i < args->chunk_count && g_block_tables; ++i) {
-    if (!table_covers(ALGENTA_ELEMENT_AT(AlgentaSequenceChunk, args->chunks, args->chunk_stride, i))) {
-      return &kBadTable;
-    }
+    const AlgentaSequenceChunk* chunk =
+        ALGENTA_ELEMENT_AT(AlgentaSequenceChunk, args->chunks, args->chunk_stride, i);
+    if (!table_covers(chunk)) return &kBadTable;
   }
   for (i = 0; i < args->chunk_count; ++i) {
     const AlgentaSequenceChunk* chunk =

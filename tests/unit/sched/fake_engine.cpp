@@ -11,7 +11,10 @@ std::string seq(SequenceId id) { return "sequence " + std::to_string(id); }
 
 FakeEngine::FakeEngine(const SchedulerLimits& limits, std::uint64_t seed, bool early_finishes,
                        bool shared_blocks)
-    : limits_(limits), random_(seed), early_finishes_(early_finishes), shared_blocks_(shared_blocks) {}
+    : limits_(limits),
+      random_(seed),
+      early_finishes_(early_finishes),
+      shared_blocks_(shared_blocks) {}
 
 void FakeEngine::violation(std::string text) {
   if (violations_.size() < 20) violations_.push_back("step " + std::to_string(steps_) + ": " + text);

@@ -88,8 +88,9 @@ void submit_some(Scheduler& scheduler, FakeEngine& engine, Draw& draw, SequenceI
     SequenceRequest request;
     request.id = next_id++;
     request.prompt_length = draw.one_in(6) ? draw.between(1, 3) : draw.between(1, limits.max_context);
-    const std::vector<std::int32_t> prompt =
-        scheduler.prefix_caching() ? prompt_of(request.prompt_length, draw) : std::vector<std::int32_t>{};
+    const std::vector<std::int32_t> prompt = scheduler.prefix_caching()
+                                                 ? prompt_of(request.prompt_length, draw)
+                                                 : std::vector<std::int32_t>{};
     request.prompt = prompt;
     request.max_new_tokens = draw.between(1, std::max<std::uint32_t>(1, limits.max_context / 4));
     const std::uint64_t length = std::uint64_t(request.prompt_length) + request.max_new_tokens;
