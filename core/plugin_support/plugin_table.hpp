@@ -44,8 +44,9 @@ template <> struct AbiSize<AlgentaEngineClose_Args> {
 //   void report_memory(AlgentaMemoryReport_Args&);
 //   void close();  // releases device work; throws what failed
 // The opaque AlgentaEngine handle is the Engine object itself. Every Args
-// struct is checked against its ABI 1.0 size; the engines touch no field
-// past 1.0, so a larger struct from a newer host is read the same way.
+// struct is checked against its ABI 1.0 size; a later field is touched only
+// when struct_size covers it (ALGENTA_STRUCT_HAS), so a 1.0 host's structs
+// and a newer host's larger ones are both read correctly.
 template <typename Engine, const AlgentaDescriptor* kDescriptor>
 struct EngineBinding {
   static Engine& engine_of(AlgentaEngine* handle) {
@@ -110,7 +111,9 @@ constexpr AlgentaPluginV1 make_plugin_table(const AlgentaDescriptor* descriptor,
   table.struct_size = ALGENTA_PluginV1_STRUCT_SIZE;
   table.extension = nullptr;
   table.abi_major = ALGENTA_ABI_MAJOR;
-  table.abi_minor = 0;  // everything here is ABI 1.0
+  // 0: 1.1 fields are read only when a host passes them, so a 1.0 host
+  // drives these plugins too (it just never offers host block tables).
+  table.abi_minor = 0;
   table.descriptor = descriptor;
   table.error_destroy = error_destroy;
   table.error_code = error_code;

@@ -67,25 +67,32 @@ std::vector<BlockId> PrefixIndex::match(std::span<const std::int32_t> prompt) {
     found.pop_back();
     entries.pop_back();
   }
-  for (Entry* entry : entries) touch(*entry);
+  touch_chain(entries);
   return found;
+}
+
+void PrefixIndex::touch_chain(std::span<Entry* const> chain) {
+  // Deepest first, so the chain's first block is the most recent: eviction
+  // takes a chain from its end, and what stays is still reachable.
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) touch(**it);
 }
 
 void PrefixIndex::insert(std::span<const std::int32_t> tokens, std::span<const BlockId> blocks,
                          BlockPool& pool) {
   BlockKey parent{};
   const std::size_t whole = std::min(tokens.size() / block_tokens_, blocks.size());
+  std::vector<Entry*> chain;
   for (std::size_t i = 0; i < whole; ++i) {
     parent = block_key(parent, policy_, tokens.subspan(i * block_tokens_, block_tokens_));
-    const auto it = entries_.find(parent);
-    if (it != entries_.end()) {
-      touch(it->second);
-      continue;
+    auto it = entries_.find(parent);
+    if (it == entries_.end()) {
+      pool.retain(blocks[i]);
+      recency_.push_back(parent);
+      it = entries_.emplace(parent, Entry{blocks[i], std::prev(recency_.end())}).first;
     }
-    pool.retain(blocks[i]);
-    recency_.push_back(parent);
-    entries_.emplace(parent, Entry{blocks[i], std::prev(recency_.end())});
+    chain.push_back(&it->second);
   }
+  touch_chain(chain);
 }
 
 std::uint32_t PrefixIndex::evict(std::uint32_t count, BlockPool& pool) {

@@ -7,7 +7,9 @@
 // tokens at the same positions after the same prefix, under the same
 // policy, so the KV the block holds is the same bits. The index keeps one
 // reference (BlockPool::retain) on every block it lists; a block only the
-// index holds is evictable, least recently used first.
+// index holds is evictable, least recently used first. A prompt's blocks are
+// used together, the first most recently, so eviction takes a chain from its
+// end and what stays listed stays reachable from a prompt's start.
 #pragma once
 
 #include <array>
@@ -64,6 +66,7 @@ class PrefixIndex {
     std::list<BlockKey>::iterator recency;  // position in recency_
   };
   void touch(Entry& entry);
+  void touch_chain(std::span<Entry* const> chain);
 
   std::uint32_t block_tokens_;
   std::string policy_;

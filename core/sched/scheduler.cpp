@@ -12,15 +12,17 @@ std::string id_text(SequenceId id) { return "sequence " + std::to_string(id); }
 
 }  // namespace
 
-Scheduler::Scheduler(const SchedulerLimits& limits)
+Scheduler::Scheduler(const SchedulerLimits& limits, const PrefixCaching& prefix)
     : limits_((check_limits(limits), limits)),
       running_cap_(running_cap(limits)),
-      pool_(limits.total_blocks) {}
+      pool_(limits.total_blocks) {
+  if (prefix.enabled) index_.emplace(limits.tokens_per_block, prefix.policy);
+}
 
-std::uint32_t Scheduler::lifetime_blocks(const SequenceRequest& request) const {
+std::uint32_t Scheduler::lifetime_blocks(std::uint32_t prompt_length,
+                                         std::uint32_t max_new_tokens) const {
   // The last new token is sampled, never fed back, so it takes no position.
-  const std::uint64_t positions =
-      std::uint64_t(request.prompt_length) + request.max_new_tokens - 1;
+  const std::uint64_t positions = std::uint64_t(prompt_length) + max_new_tokens - 1;
   return blocks_for_positions(positions, limits_.tokens_per_block);
 }
 
@@ -31,6 +33,12 @@ SubmitResult Scheduler::submit(const SequenceRequest& request) {
                          std::to_string(request.max_new_tokens) + "; both must be >= 1");
   }
   if (live_ids_.count(request.id)) throw SchedulerError(id_text(request.id) + " is live already");
+  if (index_ && request.prompt.size() != request.prompt_length) {
+    throw SchedulerError(id_text(request.id) + " has prompt_length " +
+                         std::to_string(request.prompt_length) + " but " +
+                         std::to_string(request.prompt.size()) +
+                         " prompt tokens; the prefix cache needs them all");
+  }
   if (const std::string refusal =
           size_refusal(limits_, request.prompt_length, request.max_new_tokens);
       !refusal.empty()) {
@@ -45,6 +53,7 @@ SubmitResult Scheduler::submit(const SequenceRequest& request) {
   sequence.id = request.id;
   sequence.prompt_length = request.prompt_length;
   sequence.max_new_tokens = request.max_new_tokens;
+  if (index_) sequence.prompt.assign(request.prompt.begin(), request.prompt.end());
   waiting_.push_back(std::move(sequence));
   live_ids_.insert(request.id);
   return {};
@@ -150,11 +159,17 @@ StepPlan Scheduler::plan() {
   // FIFO: the head is admitted or nobody is, so no request is overtaken.
   while (!prefill_waits && !waiting_.empty() && running_.size() < running_cap_ && rows_left > 0) {
     Sequence& head = waiting_.front();
-    const std::uint32_t chunk = prefill_chunk_length(head.prompt_length, 0, tokens_left);
+    // Only blocks whose prefill completed are listed: a prompt whose prefix
+    // another sequence is still computing computes it too (simple, and the
+    // bits are the same either way).
+    const std::vector<BlockId> cached =
+        index_ ? index_->match(head.prompt) : std::vector<BlockId>{};
+    const std::uint32_t cached_tokens =
+        static_cast<std::uint32_t>(cached.size()) * limits_.tokens_per_block;
+    const std::uint32_t chunk =
+        prefill_chunk_length(head.prompt_length, cached_tokens, tokens_left);
     if (chunk == 0) break;
-    const std::uint32_t blocks = lifetime_blocks({head.id, head.prompt_length, head.max_new_tokens});
-    if (!pool_.promise(blocks)) break;
-    head.promised = blocks;
+    if (!take_blocks(head, cached)) break;
     running_.push_back(std::move(head));
     waiting_.pop_front();
     plan.rows.push_back(row_for(running_.back(), chunk));
@@ -162,6 +177,36 @@ StepPlan Scheduler::plan() {
     tokens_left -= chunk;
   }
   return plan;
+}
+
+bool Scheduler::take_blocks(Sequence& head, std::span<const BlockId> cached) {
+  for (const BlockId block : cached) pool_.retain(block);  // no longer evictable
+  const std::uint32_t needed = lifetime_blocks(head.prompt_length, head.max_new_tokens) -
+                               static_cast<std::uint32_t>(cached.size());
+  const std::uint32_t evictable = index_ ? index_->evictable(pool_) : 0;
+  if (needed > pool_.available() + evictable) {
+    for (const BlockId block : cached) pool_.release(block);
+    return false;
+  }
+  if (needed > pool_.available()) index_->evict(needed - pool_.available(), pool_);
+  if (!pool_.promise(needed)) throw SchedulerError("eviction left fewer blocks than it counted");
+  head.blocks.assign(cached.begin(), cached.end());
+  head.cached = static_cast<std::uint32_t>(cached.size()) * limits_.tokens_per_block;
+  head.listed_blocks = static_cast<std::uint32_t>(cached.size());
+  head.promised = needed;
+  return true;
+}
+
+void Scheduler::list_computed_prompt_blocks(Sequence& sequence) {
+  // Whole blocks of prompt positions are never written again: the sequence
+  // goes on past them.
+  const std::uint32_t whole =
+      std::min(sequence.cached, sequence.prompt_length) / limits_.tokens_per_block;
+  if (whole <= sequence.listed_blocks) return;
+  const std::span<const std::int32_t> prompt(sequence.prompt);
+  index_->insert(prompt.first(std::size_t(whole) * limits_.tokens_per_block),
+                 std::span<const BlockId>(sequence.blocks).first(whole), pool_);
+  sequence.listed_blocks = whole;
 }
 
 void Scheduler::check_results(const StepPlan& plan, std::span<const RowResult> results) const {
@@ -201,8 +246,11 @@ void Scheduler::complete(const StepPlan& plan, std::span<const RowResult> result
   for (std::size_t i = 0; i < results.size(); ++i) {
     const StepRow& row = plan.rows[i];
     Sequence* sequence = find_running(row.sequence_id);  // check_results found it
+    if (!sequence->resident) totals_.prompt_tokens_cached += row.start_position;  // its cache hit
+    if (row.is_prefill) totals_.prompt_tokens_computed += row.token_count;
     sequence->cached += row.token_count;
     sequence->resident = true;
+    if (index_ && row.is_prefill) list_computed_prompt_blocks(*sequence);
     if (!row.samples_next_token()) continue;
     ++sequence->generated;
     if (results[i] == RowResult::finished || sequence->generated == sequence->max_new_tokens) {
@@ -229,7 +277,8 @@ SchedulerStats Scheduler::stats() const {
   stats.waiting = static_cast<std::uint32_t>(waiting_.size());
   stats.running = static_cast<std::uint32_t>(running_.size());
   stats.blocks_total = pool_.total();
-  stats.blocks_held = pool_.total() - pool_.free_count();
+  stats.blocks_cached = index_ ? index_->evictable(pool_) : 0;
+  stats.blocks_held = pool_.total() - pool_.free_count() - stats.blocks_cached;
   stats.blocks_promised = pool_.promised();
   return stats;
 }

@@ -15,16 +15,24 @@
 //   scheduler.complete(plan, results);
 // A step that fails changes nothing here: skip complete() and the next plan
 // repeats its rows (or cancel the sequences it failed).
+//
+// With a prefix cache (SCHEDULER.md, "Prefix caching") admission first looks
+// up the whole prompt blocks other sequences computed, lists them at the
+// start of the newcomer's block table and promises only the rest; blocks
+// only the cache holds count as available and are evicted, least recently
+// used first, when free ones are short.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
 #include "sched/block_pool.hpp"
+#include "sched/prefix_index.hpp"
 #include "sched/scheduler_limits.hpp"
 #include "sched/step_plan.hpp"
 
@@ -34,6 +42,16 @@ struct SequenceRequest {
   SequenceId id = 0;  // the caller's; unique among live sequences
   std::uint32_t prompt_length = 0;   // >= 1
   std::uint32_t max_new_tokens = 0;  // >= 1
+  // The prompt's token ids (prompt_length of them): needed with a prefix
+  // cache, which copies them; ignored without one.
+  std::span<const std::int32_t> prompt;
+};
+
+// Prefix caching: off unless enabled. Blocks computed under one precision
+// policy are never shared with another (the policy is part of each key).
+struct PrefixCaching {
+  bool enabled = false;
+  std::string policy;  // the engine's precision policy, e.g. "exact"
 };
 
 enum class SubmitOutcome {
@@ -56,11 +74,14 @@ struct SchedulerStats {
   std::uint32_t blocks_total = 0;
   std::uint32_t blocks_held = 0;      // in some sequence's block table
   std::uint32_t blocks_promised = 0;  // promised to running sequences, not yet taken
+  std::uint32_t blocks_cached = 0;    // held by the prefix cache alone: evictable
   // Over completed steps.
   std::uint64_t steps = 0;
   std::uint64_t rows = 0;
   std::uint64_t decode_rows = 0;
   std::uint64_t tokens = 0;
+  std::uint64_t prompt_tokens_computed = 0;  // in prefill rows
+  std::uint64_t prompt_tokens_cached = 0;    // taken from the prefix cache instead
 
   // The share of the cache the engine holds for sequences, 0-1.
   double kv_usage() const { return double(blocks_held) / double(blocks_total); }
@@ -70,10 +91,12 @@ struct SchedulerStats {
 
 class Scheduler {
  public:
-  explicit Scheduler(const SchedulerLimits& limits);  // check_limits()
+  // check_limits(); a prefix cache when `prefix` enables it.
+  explicit Scheduler(const SchedulerLimits& limits, const PrefixCaching& prefix = {});
 
-  // Queues a request. Throws SchedulerError for a zero length or an id that
-  // is live already (caller bugs); refuses, with the reason, a request that
+  // Queues a request. Throws SchedulerError for a zero length, an id that is
+  // live already or, with a prefix cache, a prompt whose token count is not
+  // prompt_length (caller bugs); refuses, with the reason, a request that
   // can never run and one that finds the queue full.
   SubmitResult submit(const SequenceRequest& request);
 
@@ -98,6 +121,7 @@ class Scheduler {
   bool idle() const { return waiting_.empty() && running_.empty(); }
   SchedulerStats stats() const;
   const SchedulerLimits& limits() const { return limits_; }
+  bool prefix_caching() const { return index_.has_value(); }
 
  private:
   struct Sequence {
@@ -110,10 +134,14 @@ class Scheduler {
     std::uint32_t promised = 0;  // blocks still promised to it
     bool resident = false;       // a completed step sent it to the engine
     bool cancelled = false;
+    std::vector<std::int32_t> prompt;  // with a prefix cache only
+    std::uint32_t listed_blocks = 0;   // its whole prompt blocks the cache lists
     bool prefilling() const { return cached < prompt_length; }
   };
 
-  std::uint32_t lifetime_blocks(const SequenceRequest& request) const;
+  std::uint32_t lifetime_blocks(std::uint32_t prompt_length, std::uint32_t max_new_tokens) const;
+  bool take_blocks(Sequence& head, std::span<const BlockId> cached);
+  void list_computed_prompt_blocks(Sequence& sequence);
   void drop_cancelled();
   void end(Sequence& sequence);
   void cover_positions(Sequence& sequence, std::uint32_t positions);
@@ -125,6 +153,7 @@ class Scheduler {
   SchedulerLimits limits_;
   std::uint32_t running_cap_;
   BlockPool pool_;
+  std::optional<PrefixIndex> index_;  // the prefix cache, when enabled
   std::deque<Sequence> waiting_;
   std::vector<Sequence> running_;  // admission order
   std::unordered_set<SequenceId> live_ids_;

@@ -48,6 +48,9 @@ struct ServeOptions {
   // step; the engine is opened to hold as many) and tokens per engine step.
   std::uint32_t max_running = 64;
   std::uint32_t max_step_tokens = 512;
+  // --prefix-cache on|off; empty: on when the engine takes the host's KV
+  // block tables (ABI 1.1), off when it keeps its own cache.
+  std::string prefix_cache;
   std::int64_t drain_timeout_ms = 30000;  // SIGTERM: how long in-flight requests may finish
   http::ServerOptions http;
 };

@@ -17,6 +17,7 @@
 #include "openai/routes.hpp"
 #include "serve/api_handler.hpp"
 #include "serve/error_responses.hpp"
+#include "serve/prefix_cache_choice.hpp"
 #include "tokenizer/tokenizer_error.hpp"
 
 namespace algenta::host {
@@ -69,6 +70,12 @@ prompt::ModelText load_model_text(const ServeOptions& options, const ServeWeight
 
 int serve_http(EngineSession& session, const prompt::ModelText& text, const ServeOptions& options,
                const std::string& model_name, serve::ApiKeys keys, const sigset_t& stop_signals) {
+  const serve::PrefixCacheChoice prefix_cache = serve::choose_prefix_cache(
+      options.prefix_cache, session.host_block_geometry(), session.plugin().entry().name);
+  if (!prefix_cache.refusal.empty()) {
+    std::cerr << kCommand << ": " << prefix_cache.refusal << "\n";
+    return kExitUsage;
+  }
   serve::ApiSettings settings;
   settings.model_name = model_name;
   settings.is_oracle = session.plugin().entry().role == "oracle";
@@ -82,7 +89,8 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
   serve::ServeMetrics metrics(settings.model_name);
   serve::SessionStepEngine engine(session);
   serve::EngineLoop loop(engine, text.has_tokenizer() ? &text.tokenizer() : nullptr, metrics,
-                         {options.max_queue, options.max_running, options.max_step_tokens});
+                         {options.max_queue, options.max_running, options.max_step_tokens,
+                          prefix_cache.enabled});
   serve::ApiHandler api(settings, text, loop, metrics);
 
   http::ServerOptions server_options = options.http;
@@ -103,7 +111,10 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
   const sched::SchedulerLimits& batch = loop.limits();
   std::cerr << kCommand << ": batching up to " << batch.max_step_rows << " requests and "
             << batch.max_step_tokens << " tokens per step over " << batch.total_blocks
-            << " KV blocks of " << batch.tokens_per_block << " tokens\n";
+            << " KV blocks of " << batch.tokens_per_block << " tokens ("
+            << (session.host_block_geometry() ? "the host's block tables"
+                                              : "the engine's own cache")
+            << "); prefix cache " << prefix_cache.reason << "\n";
   if (settings.metrics_without_key && settings.keys.enabled()) {
     std::cerr << kCommand << ": /metrics answers without an API key (--metrics-without-key)\n";
   }
@@ -160,6 +171,8 @@ int open_and_serve(std::unique_ptr<loader::LoadedPlugin> plugin, const ServeOpti
     open.checkpoint_dir = weights.model_dir();
     open.max_context = options.max_context;
     open.max_sequences = options.max_running;  // the scheduler never runs more at once
+    // The scheduler owns the KV blocks when the engine agrees.
+    open.host_block_tables = true;
     open.precision = options.precision.precision;
     open.allow_weight_rounding = options.precision.allow_weight_rounding;
     EngineSession session(std::move(plugin), open);

@@ -40,6 +40,11 @@ void add_serve_flags(CLI::App* serve, ServeOptions& options) {
                     "tokens per engine step, decode tokens and prompt chunks together")
       ->check(CLI::Range(std::uint32_t{3}, std::uint32_t{1} << 20))
       ->capture_default_str();
+  serve->add_option("--prefix-cache", options.prefix_cache,
+                    "share the KV blocks of a prompt's start between requests that begin alike "
+                    "(default: on when the engine takes the host's KV block tables, off when it "
+                    "keeps its own cache; on with such an engine is an error)")
+      ->check(CLI::IsMember({"on", "off"}));
   serve->add_option("--drain-timeout-ms", options.drain_timeout_ms,
                     "on SIGTERM, how long requests in flight may take to finish")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{3600000}))

@@ -31,6 +31,24 @@ unsigned dtype_bytes(AlgentaDtype dtype) {
   return 0;
 }
 
+// The geometry of an engine that took the host's block tables; nothing when
+// none were offered or the engine declined. An acceptance without a usable
+// geometry is the engine's bug: refused, naming the numbers.
+std::optional<HostBlockGeometry> accepted_block_tables(const AlgentaEngineOpen_Args& args,
+                                                       bool offered, const std::string& plugin) {
+  if (!offered || args.block_tables_accepted == 0) return std::nullopt;
+  if (args.block_tables_accepted != 1 || args.kv_tokens_per_block == 0 ||
+      args.kv_blocks_total == 0) {
+    throw EngineError(ALGENTA_STATUS_INTERNAL,
+                      plugin + " answered host block tables with block_tables_accepted " +
+                          std::to_string(args.block_tables_accepted) + ", kv_tokens_per_block " +
+                          std::to_string(args.kv_tokens_per_block) + " and kv_blocks_total " +
+                          std::to_string(args.kv_blocks_total) +
+                          " (accepted must be 1 with both counts >= 1)");
+  }
+  return HostBlockGeometry{args.kv_tokens_per_block, args.kv_blocks_total};
+}
+
 }  // namespace
 
 PolicyElementBytes policy_element_bytes(const AlgentaPrecisionPolicy& policy) {
@@ -87,8 +105,16 @@ EngineSession::EngineSession(std::unique_ptr<loader::LoadedPlugin> plugin,
       options.allow_weight_rounding ? single_weight_dtype(policy) : options.round_weights_to;
   args.requested_max_context = options.max_context;
   args.max_sequences = options.max_sequences;
+  args.host_block_tables = options.host_block_tables ? 1 : 0;
+  args.block_tables_accepted = 0;  // a 1.0 engine never writes it: declined
   check(plugin_->table().engine_open(&args));
   engine_ = args.engine;
+  try {
+    host_blocks_ = accepted_block_tables(args, options.host_block_tables, plugin_->entry().name);
+  } catch (...) {
+    loader::close_engine(plugin_->table(), engine_);  // no destructor runs for a failed constructor
+    throw;
+  }
   vocab_size_ = args.vocab_size;
   max_context_ = args.served_max_context;
   rounding_.held = args.rounded_weight_values > 0 ? args.round_weights_to : ALGENTA_DTYPE_NONE;
@@ -147,6 +173,8 @@ StepResult EngineSession::step(const std::vector<ChunkRequest>& chunks) {
     chunk.token_count = static_cast<std::uint32_t>(c.tokens.size());
     chunk.start_position = c.start_position;
     chunk.want_logits = c.logits;
+    chunk.block_table = c.block_table.empty() ? nullptr : c.block_table.data();
+    chunk.block_count = static_cast<std::uint32_t>(c.block_table.size());
     abi_chunks.push_back(chunk);
     if (c.logits == ALGENTA_LOGITS_LAST) logit_floats += vocab_size_;
     if (c.logits == ALGENTA_LOGITS_ALL) logit_floats += c.tokens.size() * vocab_size_;

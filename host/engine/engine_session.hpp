@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,9 @@ struct ChunkRequest {
   std::vector<std::int32_t> tokens;
   std::uint32_t start_position = 0;
   AlgentaLogitsRequest logits = ALGENTA_LOGITS_NONE;
+  // With host block tables: the sequence's blocks covering positions
+  // 0 .. start_position + tokens.size() - 1. Empty otherwise.
+  std::vector<std::uint32_t> block_table;
 };
 
 struct StepResult {
@@ -43,6 +47,15 @@ struct EngineOpenOptions {
   bool allow_weight_rounding = false;
   AlgentaDtype round_weights_to = ALGENTA_DTYPE_NONE;
   std::uint32_t max_sequences = 0;  // resident at once; 0 = the engine's default
+  // Offer to own the KV blocks and pass a block table with every chunk
+  // (ABI 1.1); the engine may decline (host_block_geometry() then says so).
+  bool host_block_tables = false;
+};
+
+// The engine's paged cache when it took the host's block tables.
+struct HostBlockGeometry {
+  std::uint32_t tokens_per_block = 0;
+  std::uint32_t blocks_total = 0;
 };
 
 // What rounding the engine did at open (nothing without consent).
@@ -69,6 +82,9 @@ class EngineSession {
   std::uint32_t max_context() const { return max_context_; }
   const std::string& precision() const { return precision_; }
   const WeightRounding& weight_rounding() const { return rounding_; }
+  // Set when the host offered block tables and the engine took them; the
+  // host then allocates blocks and every chunk must carry its table.
+  const std::optional<HostBlockGeometry>& host_block_geometry() const { return host_blocks_; }
   const loader::LoadedPlugin& plugin() const { return *plugin_; }
 
   StepResult step(const std::vector<ChunkRequest>& chunks);
@@ -84,6 +100,7 @@ class EngineSession {
   std::uint32_t max_context_ = 0;
   std::string precision_;
   WeightRounding rounding_;
+  std::optional<HostBlockGeometry> host_blocks_;
 };
 
 // The policy `name` among those the plugin declares; UNSUPPORTED listing

@@ -5,10 +5,14 @@
 
 namespace algenta::serve {
 
-sched::SchedulerLimits batch_limits(const host::MemoryReport& report, std::uint32_t max_context,
-                                    const BatchOptions& options) {
+sched::SchedulerLimits batch_limits(const host::MemoryReport& report,
+                                    const std::optional<host::HostBlockGeometry>& host_blocks,
+                                    std::uint32_t max_context, const BatchOptions& options) {
   sched::SchedulerLimits limits;
-  if (report.kv_tokens_per_block > 0) {
+  if (host_blocks) {
+    limits.tokens_per_block = host_blocks->tokens_per_block;
+    limits.total_blocks = host_blocks->blocks_total;
+  } else if (report.kv_tokens_per_block > 0) {
     limits.tokens_per_block = report.kv_tokens_per_block;
     limits.total_blocks = report.kv_blocks_total;
   } else {

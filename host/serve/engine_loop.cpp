@@ -19,6 +19,15 @@ openai::ApiError internal_error(const std::string& what) {
   return openai::ApiError(openai::ErrorKind::internal, what);
 }
 
+sched::PrefixCaching prefix_caching_for(const StepEngine& engine, const BatchOptions& options) {
+  if (!options.prefix_cache) return {};
+  if (!engine.host_block_geometry()) {
+    throw sched::SchedulerError("a prefix cache needs an engine that takes the host's KV block "
+                                "tables, and this one keeps its own cache");
+  }
+  return {true, engine.precision()};
+}
+
 }  // namespace
 
 EngineLoop::EngineLoop(StepEngine& engine, const tokenizer::Tokenizer* tokenizer,
@@ -26,8 +35,10 @@ EngineLoop::EngineLoop(StepEngine& engine, const tokenizer::Tokenizer* tokenizer
     : engine_(engine),
       tokenizer_(tokenizer),
       metrics_(metrics),
-      limits_(batch_limits(engine.memory_report(), engine.max_context(), options)),
-      scheduler_(limits_) {
+      limits_(batch_limits(engine.memory_report(), engine.host_block_geometry(),
+                           engine.max_context(), options)),
+      host_blocks_(engine.host_block_geometry().has_value()),
+      scheduler_(limits_, prefix_caching_for(engine, options)) {
   metrics_.kv_cache_usage(0);
   thread_ = std::thread([this] { run(); });
 }
@@ -101,7 +112,7 @@ void EngineLoop::enqueue(Job job) {
   const sched::SequenceId id = next_sequence_id_++;
   const sched::SubmitResult submitted =
       scheduler_.submit({id, static_cast<std::uint32_t>(job.spec.prompt.size()),
-                         job.spec.max_tokens});
+                         job.spec.max_tokens, job.spec.prompt});
   if (!submitted.accepted()) {
     // submit() already refused these; the scheduler agrees unless a bug
     // separates the two checks.
@@ -152,6 +163,7 @@ std::vector<host::ChunkRequest> EngineLoop::chunks_for(const sched::StepPlan& pl
     // will not do; a chunk before the prompt's last needs none.
     chunk.logits = row.samples_next_token() && generation.needs_logits() ? ALGENTA_LOGITS_LAST
                                                                           : ALGENTA_LOGITS_NONE;
+    if (host_blocks_) chunk.block_table = row.block_table;
     chunks.push_back(std::move(chunk));
   }
   return chunks;
@@ -263,6 +275,9 @@ void EngineLoop::publish_counts() {
   }
   metrics_.requests_running(stats.running);
   metrics_.kv_cache_usage(stats.kv_usage());
+  metrics_.prompt_tokens_computed(stats.prompt_tokens_computed - published_.prompt_tokens_computed);
+  metrics_.prompt_tokens_cached(stats.prompt_tokens_cached - published_.prompt_tokens_cached);
+  published_ = stats;
 }
 
 }  // namespace algenta::serve

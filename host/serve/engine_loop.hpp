@@ -3,7 +3,9 @@
 // round is one engine step carrying a decode token of every running request
 // and prefill chunks of new ones. Requests join and leave between steps; a
 // client that is gone is dropped there and its sequence freed before the
-// next step.
+// next step. When the engine took the host's block tables the scheduler's
+// blocks are the engine's (each chunk carries its table), and a prefix cache
+// may share computed prompt blocks between requests.
 #pragma once
 
 #include <chrono>
@@ -49,7 +51,9 @@ struct Job {
 class EngineLoop {
  public:
   // `tokenizer`: nullptr when the model has none (answers carry ids only).
-  // Throws sched::SchedulerError when `options` cannot be planned with.
+  // Throws sched::SchedulerError when `options` cannot be planned with, and
+  // when they ask for a prefix cache of an engine that did not take the
+  // host's block tables.
   EngineLoop(StepEngine& engine, const tokenizer::Tokenizer* tokenizer, ServeMetrics& metrics,
              const BatchOptions& options);
   ~EngineLoop();  // stop()
@@ -64,6 +68,7 @@ class EngineLoop {
   void stop();
 
   const sched::SchedulerLimits& limits() const { return limits_; }
+  bool prefix_caching() const { return scheduler_.prefix_caching(); }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -88,6 +93,7 @@ class EngineLoop {
   const tokenizer::Tokenizer* tokenizer_;  // nullptr: none (synthetic weights)
   ServeMetrics& metrics_;
   const sched::SchedulerLimits limits_;
+  const bool host_blocks_;  // chunks carry the scheduler's block tables
 
   // The loop thread's own.
   sched::Scheduler scheduler_;
@@ -96,6 +102,7 @@ class EngineLoop {
   // A sequence ended or was cancelled since the last plan(): the next plan
   // lists it to free, so that round is due even when nothing else runs.
   bool frees_due_ = false;
+  sched::SchedulerStats published_;  // the counters /metrics has been given
 
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -47,6 +47,16 @@ ServeMetrics::ServeMetrics(const std::string& model_name)
                         .Help("Prompt tokens of admitted requests")
                         .Register(*registry_)
                         .Add(model);
+  prompt_tokens_computed_ = &prometheus::BuildCounter()
+                                 .Name("algenta_prompt_tokens_computed_total")
+                                 .Help("Prompt tokens the engine computed (prefill chunks)")
+                                 .Register(*registry_)
+                                 .Add(model);
+  prompt_tokens_cached_ = &prometheus::BuildCounter()
+                               .Name("algenta_prompt_tokens_cached_total")
+                               .Help("Prompt tokens served from the prefix cache, not computed")
+                               .Register(*registry_)
+                               .Add(model);
   generation_tokens_ = &prometheus::BuildCounter()
                             .Name("algenta_generation_tokens_total")
                             .Help("Tokens generated")
@@ -89,6 +99,12 @@ void ServeMetrics::request_done(std::string_view route, int status) {
 void ServeMetrics::time_to_first_token(double seconds) { ttft_->Observe(seconds); }
 void ServeMetrics::inter_token_latency(double seconds) { inter_token_->Observe(seconds); }
 void ServeMetrics::prompt_tokens(std::uint64_t count) { prompt_tokens_->Increment(double(count)); }
+void ServeMetrics::prompt_tokens_computed(std::uint64_t count) {
+  prompt_tokens_computed_->Increment(double(count));
+}
+void ServeMetrics::prompt_tokens_cached(std::uint64_t count) {
+  prompt_tokens_cached_->Increment(double(count));
+}
 void ServeMetrics::generation_tokens(std::uint64_t count) { generation_tokens_->Increment(double(count)); }
 void ServeMetrics::requests_waiting(std::size_t count) { waiting_->Set(double(count)); }
 void ServeMetrics::requests_running(std::size_t count) { running_->Set(double(count)); }

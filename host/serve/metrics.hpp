@@ -34,6 +34,9 @@ class ServeMetrics {
   void time_to_first_token(double seconds);
   void inter_token_latency(double seconds);
   void prompt_tokens(std::uint64_t count);
+  // Prompt tokens the engine computed, and those a prefix cache served.
+  void prompt_tokens_computed(std::uint64_t count);
+  void prompt_tokens_cached(std::uint64_t count);
   void generation_tokens(std::uint64_t count);
   void requests_waiting(std::size_t count);
   void requests_running(std::size_t count);
@@ -50,6 +53,8 @@ class ServeMetrics {
   prometheus::Histogram* ttft_;
   prometheus::Histogram* inter_token_;
   prometheus::Counter* prompt_tokens_;
+  prometheus::Counter* prompt_tokens_computed_;
+  prometheus::Counter* prompt_tokens_cached_;
   prometheus::Counter* generation_tokens_;
   prometheus::Gauge* waiting_;
   prometheus::Gauge* running_;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/engine_session.hpp"
@@ -15,6 +17,10 @@ class StepEngine {
   virtual ~StepEngine() = default;
   virtual std::uint32_t max_context() const = 0;
   virtual std::uint32_t vocab_size() const = 0;
+  virtual std::string precision() const = 0;  // the policy it computes under
+  // Set when the engine took the host's block tables: the scheduler then
+  // owns the blocks and every chunk carries its table.
+  virtual std::optional<host::HostBlockGeometry> host_block_geometry() const = 0;
   virtual host::MemoryReport memory_report() = 0;
   // One ragged batch; throws host::EngineError (the engine then holds what
   // it held before, unless it failed for good).
@@ -27,6 +33,10 @@ class SessionStepEngine final : public StepEngine {
   explicit SessionStepEngine(host::EngineSession& session) : session_(session) {}
   std::uint32_t max_context() const override { return session_.max_context(); }
   std::uint32_t vocab_size() const override { return session_.vocab_size(); }
+  std::string precision() const override { return session_.precision(); }
+  std::optional<host::HostBlockGeometry> host_block_geometry() const override {
+    return session_.host_block_geometry();
+  }
   host::MemoryReport memory_report() override { return session_.memory_report(); }
   host::StepResult step(const std::vector<host::ChunkRequest>& chunks) override {
     return session_.step(chunks);

@@ -132,7 +132,7 @@ void ForwardPass::prepare_qkv(std::size_t layer, std::span<const BatchRow> rows)
 #endif
     for (std::size_t h = 0; h < shape_.heads; ++h) apply_rope(q + h * hd, hd, q_cos, q_sin);
     for (std::size_t h = 0; h < shape_.kv_heads; ++h) apply_rope(k + h * hd, hd, cos, sin);
-    SequenceKv& kv = *rows[r].kv;
+    KvSlots& kv = *rows[r].kv;
     std::memcpy(kv.key_slot(layer, rows[r].position), k, kv_dim * sizeof(float));
     std::memcpy(kv.value_slot(layer, rows[r].position), v, kv_dim * sizeof(float));
   });
@@ -151,6 +151,11 @@ void ForwardPass::attention_block(std::size_t layer, std::span<const BatchRow> r
             shape_.rms_norm_eps, ws_.normed.data() + r * shape_.hidden);
   });
   prepare_qkv(layer, rows);
+  if (ws_.runs.size() < n) ws_.runs.resize(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    ws_.runs[r].clear();
+    rows[r].kv->runs(layer, rows[r].position + 1, ws_.runs[r]);
+  }
 
   // Every (row, head) pair is independent once all keys/values are in place.
   pool_.run(n * heads, [&](std::size_t worker, std::size_t begin, std::size_t end) {
@@ -158,11 +163,9 @@ void ForwardPass::attention_block(std::size_t layer, std::span<const BatchRow> r
     for (std::size_t item = begin; item < end; ++item) {
       const std::size_t r = item / heads;
       const std::size_t h = item % heads;
-      const SequenceKv& kv = *rows[r].kv;
       const std::size_t kv_offset = kv_head_of(h, heads, shape_.kv_heads) * hd;
-      attend_head(ws_.q.data() + r * shape_.q_dim() + h * hd, kv.keys(layer) + kv_offset,
-                  kv.values(layer) + kv_offset, kv_dim, rows[r].position + 1, hd, attention_scale_,
-                  scores, ws_.attention.data() + r * shape_.q_dim() + h * hd);
+      attend_head(ws_.q.data() + r * shape_.q_dim() + h * hd, ws_.runs[r], kv_offset, kv_dim, hd,
+                  attention_scale_, scores, ws_.attention.data() + r * shape_.q_dim() + h * hd);
     }
   });
 

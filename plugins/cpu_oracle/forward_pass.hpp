@@ -17,18 +17,18 @@
 #include <span>
 #include <vector>
 
-#include "kv_cache.hpp"
+#include "kv_slots.hpp"
 #include "matmul.hpp"
 #include "model_weights.hpp"
 #include "thread_pool.hpp"
 
 namespace algenta::oracle {
 
-// One token to compute: its sequence (slots reserved up to `position`) and
-// its position there. Every position between the sequence's cached length
-// and `position` must be among the rows of the same run.
+// One token to compute: its sequence's slots (reserved up to `position`)
+// and its position there. Every position between the sequence's cached
+// length and `position` must be among the rows of the same run.
 struct BatchRow {
-  SequenceKv* kv = nullptr;
+  KvSlots* kv = nullptr;
   std::size_t position = 0;
   std::int32_t token = 0;
 };
@@ -54,6 +54,7 @@ class ForwardPass {
   // Per-step activations, rows x width each; grown, never shrunk.
   struct Workspace {
     std::vector<float> x, normed, q, k, v, attention, gate, up, cos, sin, scores;
+    std::vector<std::vector<KvRun>> runs;  // per row: where its positions' keys lie
   };
 
   void size_workspace(std::span<const BatchRow> rows);

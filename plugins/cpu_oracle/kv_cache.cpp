@@ -36,6 +36,10 @@ float* SequenceKv::value_slot(std::size_t layer, std::size_t position) {
   return values_[layer].data() + slot(position) * kv_dim_;
 }
 
+void SequenceKv::runs(std::size_t layer, std::size_t positions, std::vector<KvRun>& runs) const {
+  runs.push_back({keys(layer), values(layer), positions});
+}
+
 std::uint64_t SequenceKv::bytes() const noexcept {
   return 2 * keys_.size() * static_cast<std::uint64_t>(capacity_) * kv_dim_ * sizeof(float);
 }

@@ -9,9 +9,11 @@
 #include <map>
 #include <vector>
 
+#include "kv_slots.hpp"
+
 namespace algenta::oracle {
 
-class SequenceKv {
+class SequenceKv final : public KvSlots {
  public:
   SequenceKv(std::size_t layers, std::size_t kv_dim);
 
@@ -22,9 +24,10 @@ class SequenceKv {
   // Makes room for `positions` positions (at most `max_positions`).
   void reserve(std::size_t positions, std::size_t max_positions);
 
-  // Where position `position`'s key / value of `layer` is written.
-  float* key_slot(std::size_t layer, std::size_t position);
-  float* value_slot(std::size_t layer, std::size_t position);
+  float* key_slot(std::size_t layer, std::size_t position) override;
+  float* value_slot(std::size_t layer, std::size_t position) override;
+  // One run: the positions lie side by side.
+  void runs(std::size_t layer, std::size_t positions, std::vector<KvRun>& runs) const override;
   // Position 0 of `layer`; positions are kv_dim floats apart.
   const float* keys(std::size_t layer) const { return keys_[layer].data(); }
   const float* values(std::size_t layer) const { return values_[layer].data(); }

@@ -35,10 +35,22 @@ std::size_t kv_head_of(std::size_t query_head, std::size_t heads, std::size_t kv
 void attend_head(const float* q, const float* keys, const float* values, std::size_t kv_stride,
                  std::size_t positions, std::size_t head_dim, float scale, float* scores,
                  float* out) {
+  const KvRun whole{keys, values, positions};
+  attend_head(q, {&whole, 1}, 0, kv_stride, head_dim, scale, scores, out);
+}
+
+void attend_head(const float* q, std::span<const KvRun> runs, std::size_t head_offset,
+                 std::size_t kv_stride, std::size_t head_dim, float scale, float* scores,
+                 float* out) {
+  // Positions in order, run after run: the same sums in the same order
+  // whether the positions lie in one run or in many.
   float max_score = -std::numeric_limits<float>::infinity();
-  for (std::size_t t = 0; t < positions; ++t) {
-    scores[t] = dot(q, keys + t * kv_stride, head_dim) * scale;
-    if (scores[t] > max_score) max_score = scores[t];
+  std::size_t positions = 0;
+  for (const KvRun& run : runs) {
+    for (std::size_t i = 0; i < run.positions; ++i, ++positions) {
+      scores[positions] = dot(q, run.keys + head_offset + i * kv_stride, head_dim) * scale;
+      if (scores[positions] > max_score) max_score = scores[positions];
+    }
   }
   float sum = 0.0f;
   for (std::size_t t = 0; t < positions; ++t) {
@@ -48,9 +60,12 @@ void attend_head(const float* q, const float* keys, const float* values, std::si
   for (std::size_t t = 0; t < positions; ++t) scores[t] /= sum;
 
   for (std::size_t d = 0; d < head_dim; ++d) out[d] = 0.0f;
-  for (std::size_t t = 0; t < positions; ++t) {
-    const float* v = values + t * kv_stride;
-    for (std::size_t d = 0; d < head_dim; ++d) out[d] += scores[t] * v[d];
+  std::size_t t = 0;
+  for (const KvRun& run : runs) {
+    for (std::size_t i = 0; i < run.positions; ++i, ++t) {
+      const float* v = run.values + head_offset + i * kv_stride;
+      for (std::size_t d = 0; d < head_dim; ++d) out[d] += scores[t] * v[d];
+    }
   }
 }
 

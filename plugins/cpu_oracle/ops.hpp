@@ -5,9 +5,11 @@
 #pragma once
 
 #include "greedy_choice.hpp"
+#include "kv_slots.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace algenta::oracle {
 
@@ -33,6 +35,14 @@ std::size_t kv_head_of(std::size_t query_head, std::size_t heads, std::size_t kv
 // apart per position; `scores` holds `positions` floats of scratch.
 void attend_head(const float* q, const float* keys, const float* values, std::size_t kv_stride,
                  std::size_t positions, std::size_t head_dim, float scale, float* scores,
+                 float* out);
+
+// The same over positions that lie in `runs` (kv_slots.hpp), in position
+// order, reading the head's slice `head_offset` floats into each position:
+// the same bits as one run holding them all. `scores` holds as many floats
+// as the runs have positions.
+void attend_head(const float* q, std::span<const KvRun> runs, std::size_t head_offset,
+                 std::size_t kv_stride, std::size_t head_dim, float scale, float* scores,
                  float* out);
 
 // Every query head of one row (heads * head_dim floats of q and out), each

@@ -62,11 +62,19 @@ OracleEngine::OracleEngine(checkpoint::ResidentCheckpoint checkpoint, const Mode
       isa_(isa),
       pool_(workers),
       cache_(shape_.layers, shape_.kv_dim()),
-      forward_(shape_, family_, weights_, pool_, isa_) {}
+      forward_(shape_, family_, weights_, pool_, isa_) {
+  if (limits_.host_blocks.accepted()) {
+    host_blocks_.emplace(shape_.layers, shape_.kv_dim(), limits_.host_blocks.blocks_total);
+  }
+}
 
 std::unique_ptr<OracleEngine> OracleEngine::open(AlgentaEngineOpen_Args& args,
                                                  const AlgentaDescriptor& descriptor) {
   decoder::OpenedModel model = decoder::open_model(args, descriptor, kDefaultMaxSequences);
+  if (model.host_offers_block_tables) {
+    model.limits.host_blocks = host_block_geometry(args.kv_cache_bytes, model.shape.layers,
+                                                   model.shape.kv_dim(), model.limits);
+  }
   const decoder::WeightHolding holding =
       decoder::settle_reference_weights(args, descriptor, model.checkpoint);
   std::unique_ptr<OracleEngine> engine(
@@ -79,6 +87,14 @@ std::unique_ptr<OracleEngine> OracleEngine::open(AlgentaEngineOpen_Args& args,
 
 void OracleEngine::step(AlgentaEngineStep_Args& args) {
   std::lock_guard lock(mutex_);
+  if (host_blocks_) {
+    step_host_blocks(args);
+  } else {
+    step_own_cache(args);
+  }
+}
+
+void OracleEngine::step_own_cache(AlgentaEngineStep_Args& args) {
   const StepPlan plan = decoder::plan_step(args, CachedSequences(cache_), limits_);
   if (plan.chunks.empty()) return;
 
@@ -88,6 +104,7 @@ void OracleEngine::step(AlgentaEngineStep_Args& args) {
   // trace but spare capacity.
   std::vector<std::uint64_t> created;
   try {
+    std::vector<KvSlots*> slots;
     for (const PlannedChunk& chunk : plan.chunks) {
       SequenceKv* kv = cache_.find(chunk.sequence_id);
       if (kv == nullptr) {
@@ -95,8 +112,9 @@ void OracleEngine::step(AlgentaEngineStep_Args& args) {
         created.push_back(chunk.sequence_id);
       }
       kv->reserve(chunk.start + chunk.tokens.size(), limits_.max_context);
+      slots.push_back(kv);
     }
-    execute(plan, args);
+    execute(plan, slots, args);
   } catch (...) {
     for (const std::uint64_t id : created) cache_.erase(id);
     throw;
@@ -106,10 +124,30 @@ void OracleEngine::step(AlgentaEngineStep_Args& args) {
   }
 }
 
+// The host's blocks hold the cache: positions are reached through each
+// chunk's table. Reads of uncomputed positions are refused and the written
+// blocks made before computing; lengths, tables and written positions are
+// recorded only after, so a failed step leaves no trace but block storage.
+void OracleEngine::step_host_blocks(AlgentaEngineStep_Args& args) {
+  const StepPlan plan = decoder::plan_step(args, *host_blocks_, limits_);
+  if (plan.chunks.empty()) return;
+  for (const PlannedChunk& chunk : plan.chunks) host_blocks_->check_reads(chunk);
+  std::vector<TableSlots> tables;
+  tables.reserve(plan.chunks.size());  // the pointers below stay valid
+  std::vector<KvSlots*> slots;
+  for (const PlannedChunk& chunk : plan.chunks) {
+    host_blocks_->reserve(chunk);
+    slots.push_back(&tables.emplace_back(*host_blocks_, chunk.block_table));
+  }
+  execute(plan, slots, args);
+  for (const PlannedChunk& chunk : plan.chunks) host_blocks_->commit(chunk);
+}
+
 // One row per token, chunk after chunk. Requested logits go straight into
 // the caller's buffer; a chunk that asked for none still needs its last
 // row's logits for its next token, so those land in a spare buffer.
-void OracleEngine::execute(const StepPlan& plan, AlgentaEngineStep_Args& args) {
+void OracleEngine::execute(const StepPlan& plan, std::span<KvSlots* const> slots,
+                           AlgentaEngineStep_Args& args) {
   const std::size_t vocab = shape_.vocab;
   std::size_t without_logits = 0;
   for (const PlannedChunk& chunk : plan.chunks) {
@@ -122,8 +160,9 @@ void OracleEngine::execute(const StepPlan& plan, AlgentaEngineStep_Args& args) {
   rows.reserve(plan.total_tokens);
   std::vector<LogitsRow> logits;
   std::vector<const float*> last_logits;  // per chunk
-  for (const PlannedChunk& chunk : plan.chunks) {
-    SequenceKv* kv = cache_.find(chunk.sequence_id);
+  for (std::size_t c = 0; c < plan.chunks.size(); ++c) {
+    const PlannedChunk& chunk = plan.chunks[c];
+    KvSlots* kv = slots[c];
     const std::size_t first_row = rows.size();
     for (std::size_t i = 0; i < chunk.tokens.size(); ++i) {
       rows.push_back({kv, chunk.start + i, chunk.tokens[i]});
@@ -154,6 +193,12 @@ void OracleEngine::execute(const StepPlan& plan, AlgentaEngineStep_Args& args) {
 
 void OracleEngine::free_sequences(const AlgentaSequencesFree_Args& args) {
   std::lock_guard lock(mutex_);
+  if (host_blocks_) {
+    // The blocks are the host's: only the sequences' own state goes.
+    decoder::check_free_request(args, *host_blocks_);
+    for (std::size_t i = 0; i < args.sequence_count; ++i) host_blocks_->erase(args.sequence_ids[i]);
+    return;
+  }
   decoder::check_free_request(args, CachedSequences(cache_));
   for (std::size_t i = 0; i < args.sequence_count; ++i) cache_.erase(args.sequence_ids[i]);
 }
@@ -161,11 +206,18 @@ void OracleEngine::free_sequences(const AlgentaSequencesFree_Args& args) {
 void OracleEngine::report_memory(AlgentaMemoryReport_Args& args) {
   std::lock_guard lock(mutex_);
   args.weight_bytes = weights_.bytes;
-  args.kv_cache_bytes = cache_.bytes();
   args.workspace_bytes = forward_.workspace_bytes();
   args.device_free_bytes = 0;
   args.device_total_bytes = 0;
-  // The oracle's cache grows per sequence; it has no block geometry.
+  if (host_blocks_) {
+    args.kv_cache_bytes = host_blocks_->bytes();
+    args.kv_tokens_per_block = static_cast<std::uint32_t>(limits_.host_blocks.block_tokens);
+    args.kv_blocks_total = static_cast<std::uint32_t>(limits_.host_blocks.blocks_total);
+    args.kv_blocks_free = static_cast<std::uint32_t>(host_blocks_->blocks_free());
+    return;
+  }
+  args.kv_cache_bytes = cache_.bytes();
+  // The oracle's own cache grows per sequence; it has no block geometry.
   args.kv_tokens_per_block = 0;
   args.kv_blocks_total = 0;
   args.kv_blocks_free = 0;

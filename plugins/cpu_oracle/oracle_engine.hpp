@@ -1,14 +1,19 @@
 // The oracle engine behind the ABI calls: opens a resident checkpoint the
 // oracle declares support for, runs ragged steps, frees sequences and
 // reports memory. Errors are plugin::StatusError with the ABI status.
+// Its KV cache is its own (kv_cache.hpp), or the host's blocks when the host
+// offers block tables at open (block_tables.hpp); the arithmetic is the same.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <span>
 
 #include "algenta/plugin_abi.h"
+#include "block_tables.hpp"
 #include "checkpoint/resident_reader.hpp"
 #include "forward_pass.hpp"
 #include "kv_cache.hpp"
@@ -30,8 +35,9 @@ class OracleEngine {
  public:
   // Reads args->checkpoint_dir, refuses what `descriptor` does not declare
   // (UNSUPPORTED, naming each fact), checks every tensor (INVALID_ARGUMENT
-  // naming it), rounds matrices when round_weights_to asks, and writes back
-  // served_max_context, vocab_size and what rounding changed.
+  // naming it), rounds matrices when round_weights_to asks, takes host
+  // block tables when offered, and writes back served_max_context,
+  // vocab_size, what rounding changed and the block tables' geometry.
   static std::unique_ptr<OracleEngine> open(AlgentaEngineOpen_Args& args,
                                             const AlgentaDescriptor& descriptor);
 
@@ -48,7 +54,10 @@ class OracleEngine {
                const FamilyDescription& family, const EngineLimits& limits,
                checkpoint::Dtype matrix_dtype, std::size_t workers, Isa isa);
 
-  void execute(const StepPlan& plan, AlgentaEngineStep_Args& args);
+  void step_own_cache(AlgentaEngineStep_Args& args);
+  void step_host_blocks(AlgentaEngineStep_Args& args);
+  // Computes the planned chunks, chunk i through slots[i].
+  void execute(const StepPlan& plan, std::span<KvSlots* const> slots, AlgentaEngineStep_Args& args);
 
   checkpoint::ResidentCheckpoint checkpoint_;  // keeps the weights mapped
   ModelShape shape_;
@@ -57,7 +66,8 @@ class OracleEngine {
   EngineLimits limits_;
   Isa isa_;
   ThreadPool pool_;
-  KvCache cache_;
+  KvCache cache_;                          // without host block tables
+  std::optional<HostBlockKv> host_blocks_;  // with them
   ForwardPass forward_;
   std::mutex mutex_;  // one call at a time per engine
 };

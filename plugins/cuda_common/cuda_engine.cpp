@@ -173,6 +173,8 @@ std::unique_ptr<CudaEngine> CudaEngine::open(AlgentaEngineOpen_Args& args,
 
   std::unique_ptr<CudaEngine> engine(new CudaEngine(std::move(model.checkpoint), model.shape,
                                                     model.family, model.limits, pass, kv_blocks));
+  // It keeps its own paged cache: model.limits.host_blocks stays unaccepted,
+  // so a host offering block tables reads block_tables_accepted = 0.
   decoder::report_opened(args, model.limits);
   decoder::report_rounding(args, holding);
   return engine;

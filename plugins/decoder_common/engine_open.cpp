@@ -82,6 +82,14 @@ std::size_t served_context(std::uint32_t requested, std::size_t model_max_positi
 OpenedModel open_model(const AlgentaEngineOpen_Args& args, const AlgentaDescriptor& descriptor,
                        std::uint32_t default_max_sequences) {
   if (args.checkpoint_dir == nullptr) fail(ALGENTA_STATUS_INVALID_ARGUMENT, "checkpoint_dir is NULL");
+  const bool offered = ALGENTA_STRUCT_HAS(&args, AlgentaEngineOpen_Args, host_block_tables) &&
+                       args.host_block_tables != 0;
+  if (offered && args.host_block_tables != 1) {
+    fail(ALGENTA_STATUS_INVALID_ARGUMENT, "host_block_tables is " +
+                                              std::to_string(args.host_block_tables) +
+                                              "; allowed: 0 (the engine owns its KV cache) or 1 "
+                                              "(the host passes block tables)");
+  }
   const fs::path dir(args.checkpoint_dir);
   checkpoint::ResidentCheckpoint checkpoint = open_resident_checkpoint(dir);
   const facts::ModelFacts facts = read_model_facts(dir);
@@ -91,12 +99,17 @@ OpenedModel open_model(const AlgentaEngineOpen_Args& args, const AlgentaDescript
   limits.max_context = served_context(args.requested_max_context, shape.max_positions);
   limits.vocab = shape.vocab;
   limits.max_sequences = args.max_sequences == 0 ? default_max_sequences : args.max_sequences;
-  return {std::move(checkpoint), shape, describe_family(facts), limits};
+  return {std::move(checkpoint), shape, describe_family(facts), limits, offered};
 }
 
 void report_opened(AlgentaEngineOpen_Args& args, const EngineLimits& limits) {
   args.served_max_context = static_cast<std::uint32_t>(limits.max_context);
   args.vocab_size = static_cast<std::uint32_t>(limits.vocab);
+  if (!ALGENTA_STRUCT_HAS(&args, AlgentaEngineOpen_Args, kv_blocks_total)) return;
+  const HostBlockGeometry& blocks = limits.host_blocks;
+  args.block_tables_accepted = blocks.accepted() ? 1 : 0;
+  args.kv_tokens_per_block = static_cast<std::uint32_t>(blocks.block_tokens);
+  args.kv_blocks_total = static_cast<std::uint32_t>(blocks.blocks_total);
 }
 
 }  // namespace algenta::decoder

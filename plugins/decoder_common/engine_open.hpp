@@ -43,17 +43,21 @@ struct OpenedModel {
   checkpoint::ResidentCheckpoint checkpoint;
   ModelShape shape;
   FamilyDescription family;
-  EngineLimits limits;
+  EngineLimits limits;  // host_blocks left to the engine (not accepted)
+  bool host_offers_block_tables = false;
 };
 
 // args.checkpoint_dir read and checked against `descriptor` (the calls
 // above), and the limits: the served context, the vocabulary and
 // max_sequences (default_max_sequences when 0). INVALID_ARGUMENT for a NULL
-// directory.
+// directory and a host_block_tables other than 0 or 1.
 OpenedModel open_model(const AlgentaEngineOpen_Args& args, const AlgentaDescriptor& descriptor,
                        std::uint32_t default_max_sequences);
 
-// Tells the caller what the engine serves: served_max_context and vocab_size.
+// Tells the caller what the engine serves: served_max_context and vocab_size,
+// and its answer to host block tables (ABI 1.1): accepted with the geometry
+// of limits.host_blocks, or declined. 1.1 fields are written only when the
+// caller's struct covers them.
 void report_opened(AlgentaEngineOpen_Args& args, const EngineLimits& limits);
 
 }  // namespace algenta::decoder

@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 
+#include "block_table_check.hpp"
 #include "plugin_support/plugin_error.hpp"
 
 namespace algenta::decoder {
@@ -14,9 +15,11 @@ namespace {
 
 std::string sequence_text(std::uint64_t id) { return "sequence " + std::to_string(id); }
 
-// The sequence's place in the cache: a new one starts at 0, a live one
-// continues exactly where its cached tokens end.
-void check_start(const AlgentaSequenceChunk& chunk, const LiveSequences& sequences) {
+// The sequence's place in the cache: a new one starts at 0 (or, with host
+// block tables, where the shared prefix its table lists ends), a live one
+// continues exactly where its cached tokens end. True for a new sequence.
+bool check_start(const AlgentaSequenceChunk& chunk, const LiveSequences& sequences,
+                 bool host_block_tables) {
   const std::optional<std::size_t> live = sequences.cached_length(chunk.sequence_id);
   const std::string who = sequence_text(chunk.sequence_id);
   if (chunk.start_position == 0) {
@@ -24,9 +27,10 @@ void check_start(const AlgentaSequenceChunk& chunk, const LiveSequences& sequenc
       refuse(who + " already holds " + std::to_string(*live) +
              " tokens; a chunk at position 0 starts a new sequence (free it first)");
     }
-    return;
+    return true;
   }
   if (!live.has_value()) {
+    if (host_block_tables) return true;
     refuse(who + " is not live, so its chunk must start at position 0, not " +
            std::to_string(chunk.start_position));
   }
@@ -34,6 +38,7 @@ void check_start(const AlgentaSequenceChunk& chunk, const LiveSequences& sequenc
     refuse(who + ": chunk starts at position " + std::to_string(chunk.start_position) +
            " but the sequence holds " + std::to_string(*live) + " tokens");
   }
+  return false;
 }
 
 void check_tokens(const AlgentaSequenceChunk& chunk, const EngineLimits& limits) {
@@ -101,12 +106,15 @@ StepPlan plan_step(const AlgentaEngineStep_Args& args, const LiveSequences& sequ
     if (!seen.insert(chunk.sequence_id).second) {
       refuse(who + " appears in more than one chunk of this step");
     }
-    check_start(chunk, sequences);
+    const bool starts = check_start(chunk, sequences, limits.host_blocks.accepted());
     check_tokens(chunk, limits);
 
     PlannedChunk planned;
+    if (limits.host_blocks.accepted()) {
+      planned.block_table = checked_block_table(chunk, limits.host_blocks);
+    }
     planned.sequence_id = chunk.sequence_id;
-    planned.starts_sequence = chunk.start_position == 0;
+    planned.starts_sequence = starts;
     planned.start = chunk.start_position;
     planned.tokens = {chunk.tokens, chunk.token_count};
     planned.logits = chunk.want_logits;
@@ -117,6 +125,7 @@ StepPlan plan_step(const AlgentaEngineStep_Args& args, const LiveSequences& sequ
     plan.chunks.push_back(planned);
   }
 
+  if (limits.host_blocks.accepted()) refuse_shared_writes(plan.chunks, limits.host_blocks);
   if (sequences.live_count() + new_sequences > limits.max_sequences) {
     refuse("this step would make " + std::to_string(sequences.live_count() + new_sequences) +
            " sequences live; the engine holds at most " + std::to_string(limits.max_sequences) +

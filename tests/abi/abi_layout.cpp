@@ -1,9 +1,10 @@
-// Pins the layout of ABI 1.0 on LP64 Linux: the size and the offset of every
-// field of every struct, and each struct's ALGENTA_*_STRUCT_SIZE_1_0. Built
-// three times: against core/include's header, against the frozen copy
-// tests/abi/1.0/plugin_abi.h and against the 1.1 test header (both
-// force-included), so neither the header nor a later minor can move a 1.0
-// field. A later minor may grow a struct: sizeof is pinned only at minor 0.
+// Pins the layout of ABI 1.0 and 1.1 on LP64 Linux: the size and the offset
+// of every field of every struct, and each struct's ALGENTA_*_STRUCT_SIZE_1_0
+// and _1_1. Built against core/include's header and, force-included, against
+// the frozen copies tests/abi/1.0 and tests/abi/1.1 and the 1.2 test header,
+// so neither the header nor a later minor can move a released field. The 1.1
+// pins apply to headers of minor 1 and later; sizeof is pinned only at the
+// minor it belongs to (a later minor may grow a struct).
 #include <cstddef>
 #include <cstdio>
 
@@ -14,21 +15,37 @@ static_assert(sizeof(void*) == 8, "the pins below are for LP64 targets");
 namespace {
 
 int failures = 0;
+int pins = 0;
 
 void pin(const char* what, std::size_t actual, std::size_t expected) {
+  ++pins;
   if (actual == expected) return;
-  std::printf("FAIL %s is %zu, ABI 1.0 fixes it at %zu\n", what, actual, expected);
+  std::printf("FAIL %s is %zu, the released ABI fixes it at %zu\n", what, actual, expected);
   ++failures;
 }
 
 }  // namespace
 
 #define PIN_OFFSET(type, field, expected) pin(#type "." #field " offset", offsetof(type, field), expected)
-#define PIN_SIZE(type, expected) \
-  if (ALGENTA_ABI_MINOR == 0) pin("sizeof(" #type ")", sizeof(type), expected)
+// sizeof(type) at 1.0 and at 1.1; each only in a header of that very minor.
+#define PIN_SIZES(type, size_1_0, size_1_1)                                     \
+  if (ALGENTA_ABI_MINOR == 0) pin("sizeof(" #type ") at 1.0", sizeof(type), size_1_0); \
+  if (ALGENTA_ABI_MINOR == 1) pin("sizeof(" #type ") at 1.1", sizeof(type), size_1_1)
+#define PIN_SIZE(type, expected) PIN_SIZES(type, expected, expected)
 
-// Every offset and every 1.0 size constant; sizeof is checked at minor 0.
-constexpr int kPins = 126;
+// The fields 1.1 appended, and its size constants.
+static void pin_1_1() {
+#if ALGENTA_ABI_MINOR >= 1
+  PIN_OFFSET(AlgentaEngineOpen_Args, host_block_tables, 88);
+  PIN_OFFSET(AlgentaEngineOpen_Args, block_tables_accepted, 92);
+  PIN_OFFSET(AlgentaEngineOpen_Args, kv_tokens_per_block, 96);
+  PIN_OFFSET(AlgentaEngineOpen_Args, kv_blocks_total, 100);
+  PIN_OFFSET(AlgentaSequenceChunk, block_table, 40);
+  PIN_OFFSET(AlgentaSequenceChunk, block_count, 48);
+  pin("ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_1", ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_1, 104);
+  pin("ALGENTA_SequenceChunk_STRUCT_SIZE_1_1", ALGENTA_SequenceChunk_STRUCT_SIZE_1_1, 52);
+#endif
+}
 
 int main() {
   PIN_SIZE(AlgentaExtension, 24);
@@ -89,7 +106,7 @@ int main() {
   PIN_OFFSET(AlgentaDescriptor, precision_stride, 128);
   PIN_OFFSET(AlgentaDescriptor, host_libraries, 136);
   PIN_OFFSET(AlgentaDescriptor, host_library_count, 144);
-  PIN_SIZE(AlgentaEngineOpen_Args, 88);
+  PIN_SIZES(AlgentaEngineOpen_Args, 88, 104);
   PIN_OFFSET(AlgentaEngineOpen_Args, struct_size, 0);
   PIN_OFFSET(AlgentaEngineOpen_Args, extension, 8);
   PIN_OFFSET(AlgentaEngineOpen_Args, checkpoint_dir, 16);
@@ -104,7 +121,7 @@ int main() {
   PIN_OFFSET(AlgentaEngineOpen_Args, vocab_size, 68);
   PIN_OFFSET(AlgentaEngineOpen_Args, rounded_weight_values, 72);
   PIN_OFFSET(AlgentaEngineOpen_Args, max_weight_rounding, 80);
-  PIN_SIZE(AlgentaSequenceChunk, 40);
+  PIN_SIZES(AlgentaSequenceChunk, 40, 56);
   PIN_OFFSET(AlgentaSequenceChunk, struct_size, 0);
   PIN_OFFSET(AlgentaSequenceChunk, sequence_id, 8);
   PIN_OFFSET(AlgentaSequenceChunk, tokens, 16);
@@ -172,6 +189,7 @@ int main() {
   pin("ALGENTA_MemoryReport_Args_STRUCT_SIZE_1_0", ALGENTA_MemoryReport_Args_STRUCT_SIZE_1_0, 76);
   pin("ALGENTA_EngineClose_Args_STRUCT_SIZE_1_0", ALGENTA_EngineClose_Args_STRUCT_SIZE_1_0, 24);
   pin("ALGENTA_PluginV1_STRUCT_SIZE_1_0", ALGENTA_PluginV1_STRUCT_SIZE_1_0, 96);
-  std::printf("%d passed, %d failed\n", kPins - failures, failures);
+  pin_1_1();
+  std::printf("%d passed, %d failed\n", pins - failures, failures);
   return failures == 0 ? 0 : 1;
 }

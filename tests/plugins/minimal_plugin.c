@@ -2,8 +2,8 @@
  * The smallest complete plugin a third party can ship: plain C, built against
  * core/include/algenta/plugin_abi.h alone. Tests build it in variants through
  * compile definitions (name, target, ABI major, a constructor marker, the
- * echo engine) and against other copies of the header (the frozen 1.0 copy,
- * a 1.1 test header) by force-including them.
+ * echo engine) and against other copies of the header (the frozen 1.0 and
+ * 1.1 copies, a 1.2 test header) by force-including them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,8 +78,15 @@ static void error_message(AlgentaErrorMessage_Args* args) {
 
 #ifdef PLUGIN_ECHO_ENGINE
 /* The echo engine: the next token after a chunk is its last token + 1. It
- * walks chunks by the caller's stride, so a newer host's larger chunks work. */
+ * walks chunks by the caller's stride, so a newer host's larger chunks work.
+ * Built against a header of minor 1 or later it takes host block tables
+ * (8 blocks of 16 tokens) and checks each chunk's table. */
+#define ECHO_BLOCK_TOKENS 16u
+#define ECHO_BLOCKS 8u
 static int g_engine;
+static int g_block_tables;
+static struct AlgentaError kBadTable = {ALGENTA_STATUS_INVALID_ARGUMENT,
+                                        "a chunk's block table is missing, short or out of range"};
 static AlgentaError* engine_open(AlgentaEngineOpen_Args* args) {
   if (args->struct_size < ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_0) return &kBadArgs;
   args->engine = (AlgentaEngine*)&g_engine;
@@ -87,14 +94,46 @@ static AlgentaError* engine_open(AlgentaEngineOpen_Args* args) {
   args->vocab_size = 1000;
   args->rounded_weight_values = 0;
   args->max_weight_rounding = 0.0;
+  g_block_tables = 0;
+#if ALGENTA_ABI_MINOR >= 1
+  if (ALGENTA_STRUCT_HAS(args, AlgentaEngineOpen_Args, kv_blocks_total)) {
+    g_block_tables = args->host_block_tables == 1;
+    args->block_tables_accepted = (uint32_t)g_block_tables;
+    args->kv_tokens_per_block = g_block_tables ? ECHO_BLOCK_TOKENS : 0;
+    args->kv_blocks_total = g_block_tables ? ECHO_BLOCKS : 0;
+  }
+#endif
   return NULL;
 }
+static int table_covers(const AlgentaSequenceChunk* chunk) {
+#if ALGENTA_ABI_MINOR >= 1
+  uint32_t i;
+  if (!ALGENTA_STRUCT_HAS(chunk, AlgentaSequenceChunk, block_count) || chunk->block_table == NULL ||
+      (uint64_t)chunk->block_count * ECHO_BLOCK_TOKENS <
+          (uint64_t)chunk->start_position + chunk->token_count) {
+    return 0;
+  }
+  for (i = 0; i < chunk->block_count; ++i) {
+    if (chunk->block_table[i] >= ECHO_BLOCKS) return 0;
+  }
+  return 1;
+#else
+  (void)chunk;
+  return 0;
+#endif
+}
 static AlgentaError* engine_step(AlgentaEngineStep_Args* args) {
+  size_t i;
   if (args->struct_size < ALGENTA_EngineStep_Args_STRUCT_SIZE_1_0 ||
       args->chunk_stride < ALGENTA_SequenceChunk_STRUCT_SIZE_1_0) {
     return &kBadArgs;
   }
-  for (size_t i = 0; i < args->chunk_count; ++i) {
+  for (i = 0; i < args->chunk_count && g_block_tables; ++i) {
+    const AlgentaSequenceChunk* chunk =
+        ALGENTA_ELEMENT_AT(AlgentaSequenceChunk, args->chunks, args->chunk_stride, i);
+    if (!table_covers(chunk)) return &kBadTable;
+  }
+  for (i = 0; i < args->chunk_count; ++i) {
     const AlgentaSequenceChunk* chunk =
         ALGENTA_ELEMENT_AT(AlgentaSequenceChunk, args->chunks, args->chunk_stride, i);
     args->next_tokens[i] = chunk->tokens[chunk->token_count - 1] + 1;

@@ -415,6 +415,8 @@ AlgentaEngineOpen_Args open_args(const std::string& dir, const EngineOptions& op
   args.round_weights_to = options.round_weights_to;
   args.requested_max_context = options.max_context;
   args.max_sequences = options.max_sequences;
+  args.host_block_tables = options.host_block_tables ? 1 : 0;
+  args.kv_cache_bytes = options.kv_cache_bytes;
   return args;
 }
 
@@ -463,6 +465,8 @@ StepOutput Engine::step(const std::vector<ChunkSpec>& chunks,
     raw[i].token_count = static_cast<std::uint32_t>(c.tokens.size());
     raw[i].start_position = c.start_position;
     raw[i].want_logits = static_cast<AlgentaLogitsRequest>(c.want_logits);
+    raw[i].block_table = c.block_table.empty() ? nullptr : c.block_table.data();
+    raw[i].block_count = static_cast<std::uint32_t>(c.block_table.size());
     if (c.want_logits == ALGENTA_LOGITS_LAST) requested += vocab_;
     if (c.want_logits == ALGENTA_LOGITS_ALL) requested += c.tokens.size() * vocab_;
   }

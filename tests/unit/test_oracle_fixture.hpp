@@ -80,6 +80,7 @@ struct ChunkSpec {
   std::vector<std::int32_t> tokens;
   std::uint32_t start_position = 0;
   std::uint32_t want_logits = ALGENTA_LOGITS_ALL;
+  std::vector<std::uint32_t> block_table;  // read by an engine that took host block tables
 };
 
 struct StepOutput {
@@ -94,6 +95,8 @@ struct EngineOptions {
   AlgentaDtype round_weights_to = ALGENTA_DTYPE_NONE;
   std::string threads;  // ALGENTA_ORACLE_THREADS during open, unset when empty
   std::string isa;      // ALGENTA_ORACLE_ISA during open, unset when empty
+  bool host_block_tables = false;  // offered at open (ABI 1.1)
+  std::uint64_t kv_cache_bytes = 0;
 };
 
 class Engine {

@@ -1,13 +1,10 @@
 /*
- * TEST HEADER, not an ABI: ABI 1.0 with fields appended as a minor version
- * 1.1 would append them (the batching work's per-chunk block table and
- * sampling parameters; an open field in and out). Tests build a host and a
- * plugin against it to check the version rules: a 1.1 host loads and drives
- * a plugin built from the frozen 1.0 copy, and a 1.0 host refuses a plugin
- * that needs 1.1.
+ * FROZEN COPY of ABI 1.1 (core/include/algenta/plugin_abi.h as released).
+ * Never edit: tests build a plugin from it and pin its layout, so any change
+ * to a 1.0 or 1.1 struct in the live header shows up as a failing test.
  */
 /*
- * algenta plugin ABI 1.0: the only interface between algenta-host and an engine.
+ * algenta plugin ABI 1.1: the only interface between algenta-host and an engine.
  *
  * Plain C, no exceptions, no C++ types. Modelled on PJRT's C API
  * (pjrt_c_api.h): every call takes one `*_Args` struct that starts with
@@ -264,7 +261,21 @@ typedef struct AlgentaEngine AlgentaEngine; /* opaque, plugin-owned */
  * round to is UNSUPPORTED.
  * Success: `engine` is a new engine owned by the caller until engine_close;
  * the other outputs are set. Failure: nothing was created, outputs are
- * unspecified, the plugin holds no device or host memory for it. */
+ * unspecified, the plugin holds no device or host memory for it.
+ *
+ * Host block tables (1.1). With host_block_tables = 1 the host offers to own
+ * the KV cache's blocks: it allocates them, passes every chunk's block table
+ * (AlgentaSequenceChunk.block_table) and may list one block in several
+ * sequences' tables (a shared prefix, never written again). An engine that
+ * takes the offer sets block_tables_accepted = 1 and reports its paged
+ * cache's geometry (kv_tokens_per_block, kv_blocks_total); it then keeps no
+ * allocator of its own, and sequences_free only drops its per-sequence state.
+ * An engine that declines sets block_tables_accepted = 0 (it keeps its own
+ * cache and ignores every block table), and so does every engine when
+ * host_block_tables is 0. The host sets block_tables_accepted to 0 before the
+ * call: an engine built for 1.0 never writes it, which reads as declined.
+ * Accepting is all or nothing for the engine's life. The outputs are written
+ * only when struct_size covers them (a 1.0 caller gets none). */
 typedef struct AlgentaEngineOpen_Args {
   size_t struct_size;
   const AlgentaExtension* extension;
@@ -280,13 +291,20 @@ typedef struct AlgentaEngineOpen_Args {
   uint32_t vocab_size;            /* out: logits per position */
   uint64_t rounded_weight_values; /* out: values changed by round_weights_to */
   double max_weight_rounding;     /* out: largest |new - old| / |old| of those */
-  /* 1.1 (test only) */
-  uint32_t scheduler_owns_kv_blocks; /* in */
-  uint32_t kv_tokens_per_block;      /* out */
+  /* 1.1 */
+  uint32_t host_block_tables;     /* in: 1 = the host owns KV blocks and passes a
+                                     table with every chunk; 0 = the engine does
+                                     (1.0 behaviour). Other values: INVALID_ARGUMENT */
+  uint32_t block_tables_accepted; /* out: 1 = the engine takes the host's tables */
+  uint32_t kv_tokens_per_block;   /* out, when accepted: positions per block; block
+                                     i of a table holds positions [i B, (i + 1) B) */
+  uint32_t kv_blocks_total;       /* out, when accepted: valid block ids are
+                                     0 .. kv_blocks_total - 1 */
 } AlgentaEngineOpen_Args;
 #define ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_0 \
   ALGENTA_STRUCT_SIZE(AlgentaEngineOpen_Args, max_weight_rounding)
-#define ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_1 ALGENTA_STRUCT_SIZE(AlgentaEngineOpen_Args, kv_tokens_per_block)
+#define ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_1 \
+  ALGENTA_STRUCT_SIZE(AlgentaEngineOpen_Args, kv_blocks_total)
 #define ALGENTA_EngineOpen_Args_STRUCT_SIZE ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_1
 
 /* Which logits a chunk asks for. */
@@ -299,7 +317,33 @@ typedef enum AlgentaLogitsRequest {
 /* One sequence's part of a ragged batch step: a prefill chunk or one decode
  * token. Positions start_position .. start_position + token_count - 1.
  * A sequence starts with a chunk at position 0; each later chunk starts where
- * the sequence's cached tokens end. */
+ * the sequence's cached tokens end.
+ *
+ * Block table (1.1), read only by an engine that accepted host block tables
+ * at open (AlgentaEngineOpen_Args.block_tables_accepted); other engines
+ * ignore both fields. Then:
+ *  - block_table lists the sequence's blocks in position order, block i
+ *    holding positions [i B, (i + 1) B) with B = kv_tokens_per_block; it
+ *    covers at least positions 0 .. start_position + token_count - 1
+ *    (block_count >= ceil((start_position + token_count) / B)); entries past
+ *    that are ignored. It is owned by the caller and read only during
+ *    engine_step; the engine copies what it keeps.
+ *  - The engine writes the chunk's keys and values into the listed blocks at
+ *    positions start_position .. start_position + token_count - 1 and reads
+ *    positions before start_position from them. Several tables may list one
+ *    block: the host guarantees that a block listed by two sequences is
+ *    written by neither (a shared prefix, computed once under the same
+ *    precision, tokens and positions).
+ *  - A sequence the engine does not hold may start past position 0: its
+ *    first chunk then reads positions 0 .. start_position - 1 from blocks an
+ *    earlier chunk (of any sequence) computed - the host's prefix cache.
+ *  - The engine refuses the whole step (INVALID_ARGUMENT, naming the
+ *    sequence and numbers; nothing changes) for: a chunk whose struct_size
+ *    does not cover the 1.1 fields, a NULL block_table, a block_count short
+ *    of the chunk's last position, a block id at or past kv_blocks_total, a
+ *    block listed twice in one table, and a block that one chunk writes and
+ *    another chunk of the step lists. It may refuse the same way a read of a
+ *    block position no chunk wrote. */
 typedef struct AlgentaSequenceChunk {
   size_t struct_size;
   uint64_t sequence_id;
@@ -307,15 +351,14 @@ typedef struct AlgentaSequenceChunk {
   uint32_t token_count;  /* >= 1 */
   uint32_t start_position;
   AlgentaLogitsRequest want_logits;
-  /* 1.1 (test only): the scheduler's block table and sampling parameters */
-  const int32_t* block_table;
+  /* 1.1 */
+  const uint32_t* block_table; /* block_count block ids; see above */
   uint32_t block_count;
-  float temperature;
-  uint64_t seed;
 } AlgentaSequenceChunk;
 #define ALGENTA_SequenceChunk_STRUCT_SIZE_1_0 \
   ALGENTA_STRUCT_SIZE(AlgentaSequenceChunk, want_logits)
-#define ALGENTA_SequenceChunk_STRUCT_SIZE_1_1 ALGENTA_STRUCT_SIZE(AlgentaSequenceChunk, seed)
+#define ALGENTA_SequenceChunk_STRUCT_SIZE_1_1 \
+  ALGENTA_STRUCT_SIZE(AlgentaSequenceChunk, block_count)
 #define ALGENTA_SequenceChunk_STRUCT_SIZE ALGENTA_SequenceChunk_STRUCT_SIZE_1_1
 
 /* engine_step: runs one ragged batch; at most one chunk per sequence.
@@ -342,7 +385,10 @@ typedef struct AlgentaEngineStep_Args {
 #define ALGENTA_EngineStep_Args_STRUCT_SIZE ALGENTA_EngineStep_Args_STRUCT_SIZE_1_0
 
 /* sequences_free: forgets the listed sequences and frees their KV blocks.
- * Unknown ids are ignored. Failure (only for malformed Args): nothing freed. */
+ * Unknown ids are ignored. Failure (only for malformed Args): nothing freed.
+ * With host block tables (1.1) the host owns the blocks: the engine drops
+ * only its per-sequence state and leaves the blocks' contents alone (another
+ * sequence may still list them). */
 typedef struct AlgentaSequencesFree_Args {
   size_t struct_size;
   const AlgentaExtension* extension;
@@ -368,7 +414,9 @@ typedef struct AlgentaMemoryReport_Args {
   uint32_t kv_tokens_per_block; /* out: tokens in one KV block; 0 when the
                                    cache is not paged (the counts are 0 too) */
   uint32_t kv_blocks_total;     /* out: blocks in the cache */
-  uint32_t kv_blocks_free;      /* out: blocks held by no sequence */
+  uint32_t kv_blocks_free;      /* out: blocks held by no sequence (with host
+                                   block tables: listed by no live sequence's
+                                   latest table; the host may hold them still) */
 } AlgentaMemoryReport_Args;
 #define ALGENTA_MemoryReport_Args_STRUCT_SIZE_1_0 \
   ALGENTA_STRUCT_SIZE(AlgentaMemoryReport_Args, kv_blocks_free)

@@ -9,8 +9,12 @@ std::string seq(SequenceId id) { return "sequence " + std::to_string(id); }
 
 }  // namespace
 
-FakeEngine::FakeEngine(const SchedulerLimits& limits, std::uint64_t seed, bool early_finishes)
-    : limits_(limits), random_(seed), early_finishes_(early_finishes) {}
+FakeEngine::FakeEngine(const SchedulerLimits& limits, std::uint64_t seed, bool early_finishes,
+                       bool shared_blocks)
+    : limits_(limits),
+      random_(seed),
+      early_finishes_(early_finishes),
+      shared_blocks_(shared_blocks) {}
 
 void FakeEngine::violation(std::string text) {
   if (violations_.size() < 20) violations_.push_back("step " + std::to_string(steps_) + ": " + text);
@@ -21,6 +25,7 @@ void FakeEngine::expect(const SequenceRequest& request) {
   record.prompt_length = request.prompt_length;
   record.max_new_tokens = request.max_new_tokens;
   record.stop_after = request.max_new_tokens;
+  record.prompt.assign(request.prompt.begin(), request.prompt.end());
   if (early_finishes_) {
     if (random_.next() % 5 == 0) {
       record.says_finished = false;
@@ -92,6 +97,11 @@ void FakeEngine::check_row(const StepRow& row, Record& record) {
   if (record.ended || record.cancelled || record.freed) {
     violation(who + " planned after it ended or was cancelled");
   }
+  const bool first_row = record.chunks.empty() && record.cached == 0 && record.sampled == 0;
+  if (shared_blocks_ && first_row && row.is_prefill) {
+    record.prefix_hit = row.start_position;  // found computed: checked by check_reads
+    record.cached = row.start_position;
+  }
   if (row.start_position != record.cached) {
     violation(who + " row starts at " + std::to_string(row.start_position) + ", cache holds " +
               std::to_string(record.cached));
@@ -133,19 +143,64 @@ void FakeEngine::check_row(const StepRow& row, Record& record) {
   record.blocks = row.block_table;
 }
 
-void FakeEngine::check_blocks() {
-  std::set<BlockId> owned;
-  std::uint64_t engine_blocks = 0;
-  for (const auto& [id, record] : records_) {
-    for (const BlockId block : record.blocks) {
-      if (!owned.insert(block).second) violation("block " + std::to_string(block) + " in two tables");
-    }
-    if (record.live) {
-      engine_blocks += (record.cached + limits_.tokens_per_block - 1) / limits_.tokens_per_block;
+// A prompt position holds its token; a generated one the sequence's mark.
+std::int64_t FakeEngine::expected_slot(SequenceId id, const Record& record,
+                                       std::uint32_t position) const {
+  if (position < record.prompt.size()) return record.prompt[position];
+  return -1 - static_cast<std::int64_t>(id);
+}
+
+void FakeEngine::check_reads(SequenceId id, const StepRow& row, const Record& record) {
+  for (std::uint32_t p = 0; p < row.start_position; ++p) {
+    const std::uint64_t slot =
+        std::uint64_t(row.block_table[p / limits_.tokens_per_block]) * limits_.tokens_per_block +
+        p % limits_.tokens_per_block;
+    const auto it = slots_.find(slot);
+    if (it == slots_.end() || it->second != expected_slot(id, record, p)) {
+      violation(seq(id) + " reads position " + std::to_string(p) + " from a slot holding " +
+                (it == slots_.end() ? std::string("nothing") : std::to_string(it->second)));
+      return;
     }
   }
-  if (engine_blocks > limits_.total_blocks) {
-    violation("the engine holds " + std::to_string(engine_blocks) + " blocks of " +
+}
+
+void FakeEngine::write(SequenceId id, const StepRow& row, const Record& record) {
+  for (std::uint32_t p = row.start_position; p < row.start_position + row.token_count; ++p) {
+    const BlockId block = row.block_table[p / limits_.tokens_per_block];
+    for (const auto& [other, other_record] : records_) {
+      if (other != id && other_record.live &&
+          std::count(other_record.blocks.begin(), other_record.blocks.end(), block)) {
+        violation(seq(id) + " writes block " + std::to_string(block) + ", which " + seq(other) +
+                  " lists");
+      }
+    }
+    slots_[std::uint64_t(block) * limits_.tokens_per_block + p % limits_.tokens_per_block] =
+        expected_slot(id, record, p);
+  }
+}
+
+void FakeEngine::check_blocks() {
+  std::set<BlockId> owned;
+  std::set<BlockId> engine_blocks;  // those holding computed positions of live sequences
+  for (const auto& [id, record] : records_) {
+    for (const BlockId block : record.blocks) {
+      if (!owned.insert(block).second && !shared_blocks_) {
+        violation("block " + std::to_string(block) + " in two tables");
+      }
+    }
+    if (record.live) {
+      const std::size_t computed =
+          (record.cached + limits_.tokens_per_block - 1) / limits_.tokens_per_block;
+      engine_blocks.insert(record.blocks.begin(),
+                           record.blocks.begin() + std::min(computed, record.blocks.size()));
+    }
+  }
+  if (owned.size() > limits_.total_blocks) {
+    violation(std::to_string(owned.size()) + " blocks in tables, of " +
+              std::to_string(limits_.total_blocks));
+  }
+  if (engine_blocks.size() > limits_.total_blocks) {
+    violation("the engine holds " + std::to_string(engine_blocks.size()) + " blocks of " +
               std::to_string(limits_.total_blocks));
   }
 }
@@ -160,6 +215,8 @@ std::vector<RowResult> FakeEngine::run(const StepPlan& plan) {
       violation("row for unknown " + seq(row.sequence_id));
     } else {
       check_row(row, it->second);
+      check_reads(row.sequence_id, row, it->second);
+      write(row.sequence_id, row, it->second);
       it->second.cached += row.token_count;
       it->second.live = true;
     }

@@ -5,6 +5,13 @@
 // one-token prompt's, block tables that cover the row and never overlap, KV
 // that never exceeds the cache, frees only of sequences it holds. Rule
 // breaks are collected as text, so a test fails with the first few.
+//
+// It keeps what each block slot holds (the prompt token, or a mark of the
+// sequence for generated positions) and checks that every position a row
+// reads holds what its own sequence put there. With shared blocks allowed (a
+// prefix cache) a block may be in several tables, and a sequence's first
+// row may start past 0 on blocks another sequence wrote; a block another
+// live sequence lists must still never be written.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +31,8 @@ class FakeEngine final : public StepExecutor {
   // Each sequence ends (RowResult::finished) after its planned number of
   // tokens; `seed` draws an early end for some, and for some it never says
   // finished, leaving the length limit to the scheduler.
-  FakeEngine(const SchedulerLimits& limits, std::uint64_t seed, bool early_finishes);
+  FakeEngine(const SchedulerLimits& limits, std::uint64_t seed, bool early_finishes,
+             bool shared_blocks = false);
 
   // What the test submitted (accepted requests only).
   void expect(const SequenceRequest& request);
@@ -42,6 +50,8 @@ class FakeEngine final : public StepExecutor {
     std::uint32_t cached = 0;
     std::uint32_t sampled = 0;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> chunks;  // (start, count) of prefill rows
+    std::vector<std::int32_t> prompt;  // when the test gave the tokens
+    std::uint32_t prefix_hit = 0;      // positions its first row found computed
     std::vector<BlockId> blocks;  // latest block table
     bool live = false;       // holds KV in this engine
     bool ended = false;      // finished as far as the engine loop knows
@@ -59,10 +69,15 @@ class FakeEngine final : public StepExecutor {
   void check_row(const StepRow& row, Record& record);
   void check_plan_shape(const StepPlan& plan);
   void check_blocks();
+  void check_reads(SequenceId id, const StepRow& row, const Record& record);
+  void write(SequenceId id, const StepRow& row, const Record& record);
+  std::int64_t expected_slot(SequenceId id, const Record& record, std::uint32_t position) const;
 
   SchedulerLimits limits_;
   SplitMix64 random_;
   bool early_finishes_;
+  bool shared_blocks_;
+  std::map<std::uint64_t, std::int64_t> slots_;  // block * tokens_per_block + offset -> content
   std::map<SequenceId, Record> records_;
   std::vector<SequenceId> admitted_;
   std::vector<std::string> violations_;

@@ -4,6 +4,9 @@
 // order, chunks, block tables, KV held); here the totals: blocks never over
 // the cache and all free at the end, every sequence done with exactly its
 // tokens, FIFO admission, the engine told to free exactly what it holds.
+// Run again with a prefix cache over prompts that share starts: the engine
+// then also checks that every position a row reads holds its own prompt's
+// token, whoever computed it.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -65,6 +68,19 @@ void cancel_one(Scheduler& scheduler, FakeEngine& engine, Draw& draw) {
   engine.cancelled(id);
 }
 
+// A prompt of `length` tokens: one of three shared starts (of random length)
+// then tokens of its own, so prompts share whole blocks now and then.
+std::vector<std::int32_t> prompt_of(std::uint32_t length, Draw& draw) {
+  const std::int32_t start = static_cast<std::int32_t>(draw.between(0, 2)) * 1000;
+  const std::uint32_t shared = draw.between(0, length);
+  std::vector<std::int32_t> prompt;
+  for (std::uint32_t p = 0; p < length; ++p) {
+    prompt.push_back(p < shared ? start + static_cast<std::int32_t>(p)
+                                : static_cast<std::int32_t>(draw.between(5000, 5003)));
+  }
+  return prompt;
+}
+
 void submit_some(Scheduler& scheduler, FakeEngine& engine, Draw& draw, SequenceId& next_id) {
   const SchedulerLimits& limits = scheduler.limits();
   const std::uint32_t arrivals = draw.one_in(3) ? draw.between(1, 3) : 0;
@@ -72,6 +88,10 @@ void submit_some(Scheduler& scheduler, FakeEngine& engine, Draw& draw, SequenceI
     SequenceRequest request;
     request.id = next_id++;
     request.prompt_length = draw.one_in(6) ? draw.between(1, 3) : draw.between(1, limits.max_context);
+    const std::vector<std::int32_t> prompt = scheduler.prefix_caching()
+                                                 ? prompt_of(request.prompt_length, draw)
+                                                 : std::vector<std::int32_t>{};
+    request.prompt = prompt;
     request.max_new_tokens = draw.between(1, std::max<std::uint32_t>(1, limits.max_context / 4));
     const std::uint64_t length = std::uint64_t(request.prompt_length) + request.max_new_tokens;
     const std::uint32_t blocks =
@@ -92,7 +112,7 @@ void submit_some(Scheduler& scheduler, FakeEngine& engine, Draw& draw, SequenceI
 void check_stats(const Scheduler& scheduler) {
   const SchedulerStats stats = scheduler.stats();
   const SchedulerLimits& limits = scheduler.limits();
-  REQUIRE(stats.blocks_held + stats.blocks_promised <= stats.blocks_total);
+  REQUIRE(stats.blocks_held + stats.blocks_promised + stats.blocks_cached <= stats.blocks_total);
   REQUIRE(stats.blocks_total == limits.total_blocks);
   REQUIRE(stats.waiting <= limits.max_waiting);
   REQUIRE(stats.running <= running_cap(limits));
@@ -140,8 +160,8 @@ void check_outcome(const Scheduler& scheduler, const FakeEngine& engine) {
     if (record.cancelled) continue;
     REQUIRE(record.ended);
     REQUIRE(record.sampled == (record.says_finished ? record.stop_after : record.max_new_tokens));
-    // The chunks cover the prompt once, in order.
-    std::uint32_t covered = 0;
+    // The chunks cover the prompt once, in order, after what was found cached.
+    std::uint32_t covered = record.prefix_hit;
     for (const auto& [start, count] : record.chunks) {
       REQUIRE(start == covered);
       covered += count;
@@ -153,11 +173,10 @@ void check_outcome(const Scheduler& scheduler, const FakeEngine& engine) {
                              [](SequenceId a, SequenceId b) { return a >= b; }) == order.end());
 }
 
-}  // namespace
-
-TEST_CASE("random limits, arrivals and cancellations: every promise holds at every step") {
+void simulate(bool prefix_cache) {
   std::uint64_t steps = 0;
   std::uint64_t sequences = 0;
+  std::uint64_t cached = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     INFO("seed " << seed);
     Draw draw(seed);
@@ -166,8 +185,8 @@ TEST_CASE("random limits, arrivals and cancellations: every promise holds at eve
                   << limits.max_context << " step tokens " << limits.max_step_tokens << " rows "
                   << limits.max_step_rows << " waiting " << limits.max_waiting << " sequences "
                   << limits.max_sequences);
-    Scheduler scheduler(limits);
-    FakeEngine engine(limits, seed * 7919, true);
+    Scheduler scheduler(limits, {prefix_cache, "exact"});
+    FakeEngine engine(limits, seed * 7919, true, prefix_cache);
     SequenceId next_id = 1;
     for (int step = 0; step < 1500; ++step) {
       submit_some(scheduler, engine, draw, next_id);
@@ -179,10 +198,22 @@ TEST_CASE("random limits, arrivals and cancellations: every promise holds at eve
     check_outcome(scheduler, engine);
     steps += engine.steps();
     sequences += engine.records().size();
+    cached += scheduler.stats().prompt_tokens_cached;
   }
-  // The runs did real work (not refusals only).
+  // The runs did real work (not refusals only), and the cache was used.
   CHECK(steps > 20000);
   CHECK(sequences > 5000);
+  CHECK((cached > 10000) == prefix_cache);
+}
+
+}  // namespace
+
+TEST_CASE("random limits, arrivals and cancellations: every promise holds at every step") {
+  simulate(false);
+}
+
+TEST_CASE("the same with a prefix cache: shared blocks hold what each reader's prompt needs") {
+  simulate(true);
 }
 
 TEST_CASE("a loaded server batches: at least 8 decode rows a step while 16 or more run") {

@@ -47,13 +47,22 @@ tokenizer::Tokenizer byte_tokenizer() {
 // a chunk not starting where its sequence's cache ends, a sequence twice in
 // one step, more resident sequences than it was opened with, freeing an id it
 // does not hold.
+// Given a block geometry it takes the host's block tables: it keeps each
+// position's token in the listed block, reads a sequence's tokens back
+// through its table (a new sequence may start past 0 on blocks another one
+// wrote) and refuses a read of a slot nobody wrote, a table that disagrees
+// with what the sequence cached, and a write into a block another live
+// sequence lists.
 class FakeStepEngine final : public serve::StepEngine {
  public:
-  FakeStepEngine(std::uint32_t max_context, std::uint32_t max_sequences)
-      : max_context_(max_context), max_sequences_(max_sequences) {}
+  FakeStepEngine(std::uint32_t max_context, std::uint32_t max_sequences,
+                 std::optional<host::HostBlockGeometry> blocks = std::nullopt)
+      : max_context_(max_context), max_sequences_(max_sequences), blocks_(blocks) {}
 
   std::uint32_t max_context() const override { return max_context_; }
   std::uint32_t vocab_size() const override { return kVocab; }
+  std::string precision() const override { return "exact"; }
+  std::optional<host::HostBlockGeometry> host_block_geometry() const override { return blocks_; }
   host::MemoryReport memory_report() override { return {}; }  // no blocks, as the oracle
 
   host::StepResult step(const std::vector<host::ChunkRequest>& chunks) override {
@@ -70,15 +79,22 @@ class FakeStepEngine final : public serve::StepEngine {
       if (!seen.insert(chunk.sequence_id).second) refuse("a sequence twice in one step");
       const auto it = sequences_.find(chunk.sequence_id);
       const std::size_t cached = it == sequences_.end() ? 0 : it->second.size();
-      if (chunk.start_position != cached || chunk.tokens.empty()) {
+      const bool shared_start = blocks_ && it == sequences_.end();  // a prefix cache hit
+      if ((chunk.start_position != cached && !shared_start) || chunk.tokens.empty()) {
         refuse("sequence " + std::to_string(chunk.sequence_id) + " chunk at " +
                std::to_string(chunk.start_position) + ", cache " + std::to_string(cached));
       }
       if (chunk.start_position + chunk.tokens.size() > max_context_) refuse("past the context");
+      if (blocks_) check_table(chunk);
     }
     host::StepResult result;
     for (const host::ChunkRequest& chunk : chunks) {
       std::vector<std::int32_t>& tokens = sequences_[chunk.sequence_id];
+      if (blocks_) {
+        tokens = read_blocks(chunk);  // what the table holds before the chunk
+        write_blocks(chunk);
+        tables_[chunk.sequence_id] = chunk.block_table;
+      }
       tokens.insert(tokens.end(), chunk.tokens.begin(), chunk.tokens.end());
       const std::vector<float> logits = logits_after(tokens);
       result.next_tokens.push_back(static_cast<std::int32_t>(
@@ -97,6 +113,7 @@ class FakeStepEngine final : public serve::StepEngine {
     std::lock_guard lock(mutex_);
     for (std::uint64_t id : ids) {
       if (!sequences_.erase(id)) refuse("freeing sequence " + std::to_string(id) + ", not held");
+      tables_.erase(id);
       freed_.push_back(id);
     }
   }
@@ -156,8 +173,52 @@ class FakeStepEngine final : public serve::StepEngine {
     throw host::EngineError(ALGENTA_STATUS_INVALID_ARGUMENT, what);
   }
 
+  // Block slot of `position` through `table`.
+  std::uint64_t slot(const std::vector<std::uint32_t>& table, std::size_t position) const {
+    return std::uint64_t(table[position / blocks_->tokens_per_block]) * blocks_->tokens_per_block +
+           position % blocks_->tokens_per_block;
+  }
+  void check_table(const host::ChunkRequest& chunk) {
+    const std::size_t end = chunk.start_position + chunk.tokens.size();
+    const std::string who = "sequence " + std::to_string(chunk.sequence_id);
+    if (chunk.block_table.size() * blocks_->tokens_per_block < end) refuse(who + ": table too short");
+    for (const std::uint32_t block : chunk.block_table) {
+      if (block >= blocks_->blocks_total) refuse(who + ": block " + std::to_string(block));
+    }
+    const std::vector<std::int32_t> held = read_blocks(chunk);
+    const auto it = sequences_.find(chunk.sequence_id);
+    if (it != sequences_.end() && held != it->second) refuse(who + ": its blocks hold other tokens");
+    for (std::size_t p = chunk.start_position; p < end; ++p) {
+      const std::uint32_t block = chunk.block_table[p / blocks_->tokens_per_block];
+      for (const auto& [other, table] : tables_) {
+        if (other != chunk.sequence_id && std::count(table.begin(), table.end(), block)) {
+          refuse(who + " writes block " + std::to_string(block) + ", which sequence " +
+                 std::to_string(other) + " lists");
+        }
+      }
+    }
+  }
+  std::vector<std::int32_t> read_blocks(const host::ChunkRequest& chunk) {
+    std::vector<std::int32_t> tokens;
+    for (std::size_t p = 0; p < chunk.start_position; ++p) {
+      const auto it = slots_.find(slot(chunk.block_table, p));
+      if (it == slots_.end()) refuse("sequence " + std::to_string(chunk.sequence_id) +
+                                     " reads position " + std::to_string(p) + ", never written");
+      tokens.push_back(it->second);
+    }
+    return tokens;
+  }
+  void write_blocks(const host::ChunkRequest& chunk) {
+    for (std::size_t i = 0; i < chunk.tokens.size(); ++i) {
+      slots_[slot(chunk.block_table, chunk.start_position + i)] = chunk.tokens[i];
+    }
+  }
+
   const std::uint32_t max_context_;
   const std::uint32_t max_sequences_;
+  const std::optional<host::HostBlockGeometry> blocks_;
+  std::map<std::uint64_t, std::int32_t> slots_;  // block slot -> the token written there
+  std::map<std::uint64_t, std::vector<std::uint32_t>> tables_;  // latest table per sequence
   std::mutex mutex_;
   std::condition_variable changed_;
   bool hold_ = false;
@@ -229,8 +290,9 @@ serve::GenerationSpec spec_for(int i) {
 }
 
 struct Fixture {
-  explicit Fixture(serve::BatchOptions options, std::uint32_t max_context = 64)
-      : engine(max_context, options.max_running), metrics("test-model"),
+  explicit Fixture(serve::BatchOptions options, std::uint32_t max_context = 64,
+                   std::optional<host::HostBlockGeometry> blocks = std::nullopt)
+      : engine(max_context, options.max_running, blocks), metrics("test-model"),
         loop(engine, &tokenizer, metrics, options) {}
 
   std::shared_ptr<RecordingSink> submit(serve::GenerationSpec spec) {
@@ -250,6 +312,24 @@ std::vector<std::int32_t> alone(int i) {
   auto [tokens, end] = f.submit(spec_for(i))->wait();
   REQUIRE(end == "length");
   return tokens;
+}
+
+// The value of a counter in the metrics text (0 when absent).
+double counter(const serve::ServeMetrics& metrics, const std::string& name) {
+  const std::string text = metrics.text();
+  const std::size_t at = text.find("\n" + name + "{");
+  if (at == std::string::npos) return 0;
+  const std::size_t value = text.find("} ", at) + 2;
+  return std::stod(text.substr(value, text.find('\n', value) - value));
+}
+
+// Job i's prompt: a 12-token start every job shares, then 2 + i % 3 of its own.
+serve::GenerationSpec shared_start_spec(int i) {
+  serve::GenerationSpec spec = spec_for(i);
+  spec.prompt.clear();
+  for (int t = 0; t < 12; ++t) spec.prompt.push_back(60 + t);
+  for (int t = 0; t < 2 + i % 3; ++t) spec.prompt.push_back(150 + i * 5 + t);
+  return spec;
 }
 
 openai::ErrorKind refusal_kind(Fixture& f, serve::GenerationSpec spec, std::string& message) {
@@ -395,7 +475,7 @@ TEST_CASE("engine loop: the scheduler's limits come from the engine and the flag
   host::MemoryReport paged;
   paged.kv_tokens_per_block = 16;
   paged.kv_blocks_total = 300;
-  const sched::SchedulerLimits gpu = serve::batch_limits(paged, 4096, {10, 32, 256});
+  const sched::SchedulerLimits gpu = serve::batch_limits(paged, std::nullopt, 4096, {10, 32, 256});
   CHECK(gpu.tokens_per_block == 16);
   CHECK(gpu.total_blocks == 300);
   CHECK(gpu.max_step_rows == 32);
@@ -404,9 +484,65 @@ TEST_CASE("engine loop: the scheduler's limits come from the engine and the flag
   CHECK(gpu.max_waiting == 10);
   CHECK(gpu.max_context == 4096);
   // No paged cache (the oracle): one slot of the whole context per sequence.
-  const sched::SchedulerLimits oracle = serve::batch_limits({}, 1024, {10, 8, 64});
-  CHECK(oracle.tokens_per_block == 1024);
-  CHECK(oracle.total_blocks == 8);
-  CHECK_THROWS_WITH(serve::batch_limits({}, 1024, {10, 8, 2}),
+  const sched::SchedulerLimits own = serve::batch_limits({}, std::nullopt, 1024, {10, 8, 64});
+  CHECK(own.tokens_per_block == 1024);
+  CHECK(own.total_blocks == 8);
+  // An engine that took the host's block tables: their geometry decides.
+  const sched::SchedulerLimits host =
+      serve::batch_limits(paged, host::HostBlockGeometry{16, 512}, 1024, {10, 8, 64});
+  CHECK(host.tokens_per_block == 16);
+  CHECK(host.total_blocks == 512);
+  CHECK_THROWS_WITH(serve::batch_limits({}, std::nullopt, 1024, {10, 8, 2}),
                     "scheduler: max_step_tokens is 2; it must be >= 3");
+}
+
+TEST_CASE("engine loop: with a prefix cache, jobs sharing a start get what each gets alone and "
+          "compute the start once", "[serve][loop]") {
+  constexpr int kJobs = 6;
+  const host::HostBlockGeometry blocks{4, 64};
+  std::vector<std::vector<std::int32_t>> expected;
+  std::uint64_t suffixes = 0;
+  for (int i = 0; i < kJobs; ++i) {
+    Fixture alone_fixture({16, 4, 32});  // the engine's own cache, no prefix cache
+    auto [tokens, end] = alone_fixture.submit(shared_start_spec(i))->wait();
+    REQUIRE(end == "length");
+    expected.push_back(tokens);
+    suffixes += shared_start_spec(i).prompt.size() - 12;
+  }
+
+  Fixture f({16, 4, 32, true}, 64, blocks);
+  REQUIRE(f.loop.prefix_caching());
+  for (int i = 0; i < kJobs; ++i) {  // one after another: each finds the start computed
+    INFO("job " << i);
+    auto [tokens, end] = f.submit(shared_start_spec(i))->wait();
+    CHECK(end == "length");
+    CHECK(tokens == expected[i]);
+  }
+  CHECK(counter(f.metrics, "algenta_prompt_tokens_computed_total") == double(12 + suffixes));
+  CHECK(counter(f.metrics, "algenta_prompt_tokens_cached_total") == double(12 * (kJobs - 1)));
+
+  // Together, with one step held open so they queue: still each its own tokens.
+  f.engine.hold();
+  std::vector<std::shared_ptr<RecordingSink>> sinks;
+  for (int i = 0; i < kJobs; ++i) sinks.push_back(f.submit(shared_start_spec(i)));
+  f.engine.release();
+  for (int i = 0; i < kJobs; ++i) {
+    INFO("job " << i << " together");
+    auto [tokens, end] = sinks[i]->wait();
+    CHECK(end == "length");
+    CHECK(tokens == expected[i]);
+  }
+  f.loop.stop();
+  CHECK(f.engine.refusals().empty());
+  CHECK(f.engine.resident() == 0);
+}
+
+TEST_CASE("engine loop: a prefix cache needs an engine that takes the host's block tables",
+          "[serve][loop]") {
+  FakeStepEngine engine(64, 4);
+  serve::ServeMetrics metrics("test-model");
+  tokenizer::Tokenizer tokenizer = byte_tokenizer();
+  CHECK_THROWS_WITH(serve::EngineLoop(engine, &tokenizer, metrics, {16, 4, 32, true}),
+                    Catch::Contains("a prefix cache needs an engine that takes the host's KV "
+                                    "block tables"));
 }
