@@ -174,6 +174,14 @@ int verify(const HostPaths& paths, const VerifyOptions& options) {
     std::cerr << kCommand << e.what() << "\n";
     return kExitRefused;
   }
+  // Before the repeat gate starts processes that would each refuse it.
+  try {
+    precision_policy(*plugin, options.precision.precision);
+  } catch (const EngineError& e) {
+    std::cerr << kCommand << "--precision " << options.precision.precision << ": " << e.what()
+              << "\n";
+    return exit_code_for(e);
+  }
   try {
     oracle = choose_and_load(catalog, kReferenceOracle, true);
   } catch (const ChoiceRefused& e) {
@@ -240,8 +248,14 @@ int verify(const HostPaths& paths, const VerifyOptions& options) {
   const std::size_t context =
       std::min(plugin_session->max_context(), oracle_session->max_context());
 
-  GateResult oracle_gate = run_gate(run, "oracle", [&] {
-    return run_oracle_gate(*plugin_session, *oracle_session, options.lengths, options.tokens);
+  // The exact policy must match the oracle token for token; bf16 cannot, and
+  // is judged by its own gate instead.
+  const bool bf16 = run.precision == "bf16";
+  GateResult oracle_gate = run_gate(run, bf16 ? kBf16OracleGate : "oracle", [&] {
+    return bf16 ? run_bf16_oracle_gate(*plugin_session, *oracle_session, options.lengths,
+                                       options.tokens)
+                : run_oracle_gate(*plugin_session, *oracle_session, options.lengths,
+                                  options.tokens);
   });
   GateResult concurrent =
       run_gate(run, "concurrent", [&] { return run_concurrent_gate(*plugin_session, context); });

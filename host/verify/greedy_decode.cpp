@@ -30,18 +30,24 @@ GreedyRun greedy_decode(EngineSession& session, std::uint64_t sequence_id,
   return run;
 }
 
-float top_margin(std::span<const float> row) {
+RowTop row_top(std::span<const float> row) {
   float first = -std::numeric_limits<float>::infinity();
   float second = -std::numeric_limits<float>::infinity();
-  for (const float value : row) {
+  RowTop top;
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const float value = row[i];
     if (value > first) {
       second = first;
       first = value;
+      top.token = static_cast<std::int32_t>(i);
     } else if (value > second) {
       second = value;
     }
   }
-  return row.size() < 2 ? 0.0f : first - second;
+  top.margin = row.size() < 2 ? 0.0f : first - second;
+  return top;
 }
+
+float top_margin(std::span<const float> row) { return row_top(row).margin; }
 
 }  // namespace algenta::host

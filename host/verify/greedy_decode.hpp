@@ -23,8 +23,14 @@ GreedyRun greedy_decode(EngineSession& session, std::uint64_t sequence_id,
                         const std::vector<std::int32_t>& prompt, std::size_t count,
                         bool keep_logits);
 
-// Top-1 minus top-2 logit of one row: how close greedy was to another token.
-// 0 when the two largest are equal; 0 for a row of fewer than two entries.
+// Greedy's choice in one row and how close it was to another token.
+struct RowTop {
+  std::int32_t token = 0;  // the largest logit's id, the lowest id on a tie (as engines choose)
+  float margin = 0;        // top-1 minus top-2; 0 on a tie or a row of fewer than two entries
+};
+RowTop row_top(std::span<const float> row);
+
+// Top-1 minus top-2 logit of one row: row_top(row).margin.
 float top_margin(std::span<const float> row);
 
 }  // namespace algenta::host

@@ -5,20 +5,26 @@
 
 namespace algenta::host {
 
+RowDifference row_difference(std::span<const float> got, std::span<const float> want) {
+  float diff = 0;
+  float scale = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    diff = std::max(diff, std::fabs(got[i] - want[i]));
+    scale = std::max(scale, std::fabs(want[i]));
+  }
+  return {diff, scale > 0 ? diff / scale : 0.0f};
+}
+
 LogitDifference logit_difference(std::span<const float> got, std::span<const float> want,
                                  std::size_t vocab, std::size_t rows) {
   LogitDifference result;
   rows = std::min({rows, got.size() / std::max<std::size_t>(vocab, 1),
                    want.size() / std::max<std::size_t>(vocab, 1)});
   for (std::size_t r = 0; r < rows; ++r) {
-    float row_diff = 0;
-    float row_scale = 0;
-    for (std::size_t i = r * vocab; i < (r + 1) * vocab; ++i) {
-      row_diff = std::max(row_diff, std::fabs(got[i] - want[i]));
-      row_scale = std::max(row_scale, std::fabs(want[i]));
-    }
-    result.max_abs = std::max(result.max_abs, row_diff);
-    if (row_scale > 0) result.max_relative = std::max(result.max_relative, row_diff / row_scale);
+    const RowDifference row =
+        row_difference(got.subspan(r * vocab, vocab), want.subspan(r * vocab, vocab));
+    result.max_abs = std::max(result.max_abs, row.abs);
+    result.max_relative = std::max(result.max_relative, row.relative);
   }
   result.rows = rows;
   return result;

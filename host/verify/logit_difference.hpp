@@ -8,6 +8,15 @@
 
 namespace algenta::host {
 
+// One row (one position's vocab logits).
+struct RowDifference {
+  float abs = 0;       // largest |plugin - oracle| of the row
+  float relative = 0;  // abs over the row's largest |oracle logit|; 0 when that is 0
+};
+
+// got and want are one row each, of the same length.
+RowDifference row_difference(std::span<const float> got, std::span<const float> want);
+
 struct LogitDifference {
   float max_abs = 0;       // largest |plugin - oracle| over every compared logit
   float max_relative = 0;  // the same per row, over that row's largest |oracle logit|

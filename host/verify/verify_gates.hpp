@@ -23,6 +23,15 @@ namespace algenta::host {
 GateResult run_oracle_gate(EngineSession& plugin, EngineSession& oracle,
                            const std::vector<std::size_t>& lengths, std::size_t tokens);
 
+// The bf16 policy's gate in place of the oracle gate (gate_bf16_oracle.cpp):
+// per prompt length, the oracle gate's seeded prompt teacher-forced on the
+// oracle's tokens (top-1 agreement where the oracle's margin exceeds tau,
+// and over all positions) and run free (the first 16 greedy tokens), with
+// the |logit difference| of every position reported.
+inline constexpr const char* kBf16OracleGate = "bf16-oracle";
+GateResult run_bf16_oracle_gate(EngineSession& plugin, EngineSession& oracle,
+                                const std::vector<std::size_t>& lengths, std::size_t tokens);
+
 // Bit-identical logits and tokens across fresh processes: this executable
 // run kRepeatRuns times as `generate --logits`.
 inline constexpr std::size_t kRepeatRuns = 6;

@@ -23,7 +23,7 @@ struct CheckResult {
 };
 
 struct GateResult {
-  std::string gate;  // "oracle" | "repeat" | "concurrent" | "transformers"
+  std::string gate;  // "oracle" or "bf16-oracle" | "repeat" | "concurrent" | "transformers"
   std::vector<CheckResult> checks;
   std::string not_run_reason;                      // set when the gate did not run
   std::string how_to_run;                          // the flag that would run it, when one would

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "bf16_policy.hpp"
 #include "ops.hpp"
 
 namespace algenta::oracle {
@@ -10,6 +11,14 @@ namespace {
 
 void grow(std::vector<float>& buffer, std::size_t floats) {
   if (buffer.size() < floats) buffer.resize(floats);
+}
+
+// The residual stream is fp32 under every policy; only the mutant build
+// that keeps it in bf16 while running the bf16 policy rounds it.
+void round_residual([[maybe_unused]] float* x, [[maybe_unused]] std::size_t n) {
+#if ALGENTA_ORACLE_BF16_POLICY == 2
+  if (bf16_policy_running()) round_to_bf16(x, n);
+#endif
 }
 
 std::vector<float*> row_pointers(std::vector<float>& buffer, std::size_t width, std::size_t count) {
@@ -80,6 +89,7 @@ void ForwardPass::run(std::span<const BatchRow> rows, std::span<const LogitsRow>
   for_each_row(rows.size(), [&](std::size_t r) {
     widen_row(weights_.embed_tokens, static_cast<std::size_t>(rows[r].token),
               ws_.x.data() + r * shape_.hidden);
+    round_residual(ws_.x.data() + r * shape_.hidden, shape_.hidden);
     rope_angles(inv_freq_, rows[r].position, ws_.cos.data() + r * half, ws_.sin.data() + r * half);
   });
   for (std::size_t layer = 0; layer < shape_.layers; ++layer) {
@@ -132,6 +142,15 @@ void ForwardPass::prepare_qkv(std::size_t layer, std::span<const BatchRow> rows)
 #endif
     for (std::size_t h = 0; h < shape_.heads; ++h) apply_rope(q + h * hd, hd, q_cos, q_sin);
     for (std::size_t h = 0; h < shape_.kv_heads; ++h) apply_rope(k + h * hd, hd, cos, sin);
+#if ALGENTA_ORACLE_BF16_POLICY
+    // The bf16 policy: attention reads q, keys and values as bf16, and the
+    // cache holds them so.
+    if (bf16_policy_running()) {
+      round_to_bf16(q, q_dim);
+      round_to_bf16(k, kv_dim);
+      round_to_bf16(v, kv_dim);
+    }
+#endif
     KvSlots& kv = *rows[r].kv;
     std::memcpy(kv.key_slot(layer, rows[r].position), k, kv_dim * sizeof(float));
     std::memcpy(kv.value_slot(layer, rows[r].position), v, kv_dim * sizeof(float));
@@ -174,6 +193,7 @@ void ForwardPass::attention_block(std::size_t layer, std::span<const BatchRow> r
     float* out = ws_.normed.data() + r * shape_.hidden;
     if (family_.o_bias) add_in_place(out, w.o_bias.data(), shape_.hidden);
     add_in_place(ws_.x.data() + r * shape_.hidden, out, shape_.hidden);
+    round_residual(ws_.x.data() + r * shape_.hidden, shape_.hidden);
   });
 }
 
@@ -193,6 +213,7 @@ void ForwardPass::mlp_block(std::size_t layer, std::size_t n) {
   project(w.down_proj, ws_.gate, inter, ws_.normed, n);
   for_each_row(n, [&](std::size_t r) {
     add_in_place(ws_.x.data() + r * hidden, ws_.normed.data() + r * hidden, hidden);
+    round_residual(ws_.x.data() + r * hidden, hidden);
   });
 }
 

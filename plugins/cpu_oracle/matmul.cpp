@@ -2,6 +2,8 @@
 
 #include <bit>
 
+#include "bf16_policy.hpp"
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
 #define ALGENTA_ORACLE_HAS_AVX2_BUILD 1
@@ -47,11 +49,18 @@ struct F16 {
 // the lo half of its fp32 inputs would: tokens may survive, logits do not.
 [[gnu::always_inline]] inline float activation(float x) {
 #if ALGENTA_ORACLE_PLANTED_BUG == 4
-  const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
-  return std::bit_cast<float>((bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u);
+  return round_to_bf16(x);
 #else
   return x;
 #endif
+}
+
+// Either operand of a product: itself, or rounded to bf16 while the bf16
+// policy's test build runs that policy (bf16_policy.hpp).
+template <bool kBf16Operands>
+[[gnu::always_inline]] inline float operand(float x) {
+  if constexpr (kBf16Operands) return round_to_bf16(x);
+  return x;
 }
 
 [[gnu::always_inline]] inline float fold_lanes(float* lane) {
@@ -62,18 +71,23 @@ struct F16 {
 }
 
 // The one reduction order of this file (see matmul.hpp).
-template <typename Element>
+template <bool kBf16Operands, typename Element>
+[[gnu::always_inline]] inline float product(Element w, float x) {
+  return operand<kBf16Operands>(widen(w)) * operand<kBf16Operands>(activation(x));
+}
+
+template <typename Element, bool kBf16Operands = false>
 [[gnu::always_inline]] inline float dot_lanes(const Element* w, const float* x, std::size_t n) {
   float lane[kLanes] = {};
   std::size_t k = 0;
   for (; k + kLanes <= n; k += kLanes) {
-    for (std::size_t l = 0; l < kLanes; ++l) lane[l] += widen(w[k + l]) * activation(x[k + l]);
+    for (std::size_t l = 0; l < kLanes; ++l) lane[l] += product<kBf16Operands>(w[k + l], x[k + l]);
   }
-  for (std::size_t l = 0; k + l < n; ++l) lane[l] += widen(w[k + l]) * activation(x[k + l]);
+  for (std::size_t l = 0; k + l < n; ++l) lane[l] += product<kBf16Operands>(w[k + l], x[k + l]);
   return fold_lanes(lane);
 }
 
-template <typename Element>
+template <typename Element, bool kBf16Operands>
 [[gnu::always_inline]] inline void matmul_typed(const MatrixView& w,
                                                 std::span<const float* const> inputs,
                                                 std::span<float* const> outputs,
@@ -82,22 +96,36 @@ template <typename Element>
   for (std::size_t r = row_begin; r < row_end; ++r) {
     const Element* row = rows + r * w.cols;
     for (std::size_t t = 0; t < inputs.size(); ++t)
-      outputs[t][r] = dot_lanes(row, inputs[t], w.cols);
+      outputs[t][r] = dot_lanes<Element, kBf16Operands>(row, inputs[t], w.cols);
   }
 }
 
+template <bool kBf16Operands>
+[[gnu::always_inline]] inline void matmul_typed_any(const MatrixView& w,
+                                                    std::span<const float* const> inputs,
+                                                    std::span<float* const> outputs,
+                                                    std::size_t row_begin, std::size_t row_end) {
+  switch (w.type) {
+    case ElementType::f32:
+      return matmul_typed<float, kBf16Operands>(w, inputs, outputs, row_begin, row_end);
+    case ElementType::bf16:
+      return matmul_typed<Bf16, kBf16Operands>(w, inputs, outputs, row_begin, row_end);
+    case ElementType::f16:
+      return matmul_typed<F16, kBf16Operands>(w, inputs, outputs, row_begin, row_end);
+  }
+}
+
+// The oracle's build instantiates the exact products alone.
 [[gnu::always_inline]] inline void matmul_any(const MatrixView& w,
                                               std::span<const float* const> inputs,
                                               std::span<float* const> outputs,
                                               std::size_t row_begin, std::size_t row_end) {
-  switch (w.type) {
-    case ElementType::f32:
-      return matmul_typed<float>(w, inputs, outputs, row_begin, row_end);
-    case ElementType::bf16:
-      return matmul_typed<Bf16>(w, inputs, outputs, row_begin, row_end);
-    case ElementType::f16:
-      return matmul_typed<F16>(w, inputs, outputs, row_begin, row_end);
+#if ALGENTA_ORACLE_BF16_POLICY
+  if (bf16_policy_running()) {
+    return matmul_typed_any<true>(w, inputs, outputs, row_begin, row_end);
   }
+#endif
+  matmul_typed_any<false>(w, inputs, outputs, row_begin, row_end);
 }
 
 // The same source twice: once for any x86-64, once with AVX2 enabled.

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "algenta/plugin_abi.h"
+#include "bf16_policy.hpp"
 #include "oracle_engine.hpp"
 #include "plugin_support/plugin_error.hpp"
 #include "plugin_support/plugin_table.hpp"
@@ -67,11 +68,16 @@ constexpr AlgentaKernelInfo kKernels[] = {
 
 #undef ALGENTA_KERNEL
 
-// fp32 holds every bf16, f16 and f32 value exactly.
+// fp32 holds every bf16, f16 and f32 value exactly. The bf16 policy's test
+// build also runs bf16, holding weights as a bf16 engine does.
 constexpr AlgentaPrecisionPolicy kPrecisions[] = {
     {ALGENTA_PrecisionPolicy_STRUCT_SIZE, ALGENTA_PRECISION_EXACT, "exact",
      ALGENTA_DTYPE_BIT(ALGENTA_DTYPE_F32) | ALGENTA_DTYPE_BIT(ALGENTA_DTYPE_BF16) |
          ALGENTA_DTYPE_BIT(ALGENTA_DTYPE_F16)},
+#if ALGENTA_ORACLE_BF16_POLICY
+    {ALGENTA_PrecisionPolicy_STRUCT_SIZE, ALGENTA_PRECISION_BF16, "bf16",
+     ALGENTA_DTYPE_BIT(ALGENTA_DTYPE_BF16)},
+#endif
 };
 
 constexpr AlgentaDescriptor kDescriptor = {
@@ -96,8 +102,32 @@ constexpr AlgentaDescriptor kDescriptor = {
     .host_library_count = 0,
 };
 
-constexpr AlgentaPluginV1 kTable = plugin::make_plugin_table(
-    &kDescriptor, plugin::EngineBinding<OracleEngine, &kDescriptor>::calls());
+using Binding = plugin::EngineBinding<OracleEngine, &kDescriptor>;
+
+#if ALGENTA_ORACLE_BF16_POLICY
+// The policy is fixed for the process before the first engine computes
+// (bf16_policy.hpp); a policy the descriptor does not list is left to
+// open's own refusal.
+AlgentaError* open_under_policy(AlgentaEngineOpen_Args* args) {
+  AlgentaError* refused = plugin::guarded([&] {
+    if (args == nullptr || args->struct_size < ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_0) return;
+    for (const AlgentaPrecisionPolicy& policy : kPrecisions) {
+      if (policy.precision == args->precision) run_precision_policy(args->precision, kDescriptor.name);
+    }
+  });
+  return refused != nullptr ? refused : Binding::open(args);
+}
+
+constexpr plugin::EngineCalls engine_calls() {
+  plugin::EngineCalls calls = Binding::calls();
+  calls.engine_open = open_under_policy;
+  return calls;
+}
+#else
+constexpr plugin::EngineCalls engine_calls() { return Binding::calls(); }
+#endif
+
+constexpr AlgentaPluginV1 kTable = plugin::make_plugin_table(&kDescriptor, engine_calls());
 
 }  // namespace
 }  // namespace algenta::oracle

@@ -171,25 +171,32 @@ def test_a_transformers_divergence_names_step_tokens_and_margin(
     assert divergence["reference_margin"] == pytest.approx(prompt["margins"][5])
 
 
-@pytest.fixture(scope="module")
-def mutant_root(tmp_path_factory):
-    """The build's vendor bundle plus the planted-bug oracles in a second
-    bundle signed with a throwaway key: both trusted, so the mutant is
-    verified against the real cpu_oracle in one process."""
+def signed_test_bundle(root, pattern):
+    """The build's vendor bundle plus the test plugins matching `pattern` in
+    a second bundle, root/plugins/mutants, signed with a throwaway key: both
+    trusted, so a test plugin is verified against the real cpu_oracle in one
+    process."""
     sign = os.environ["ALGENTA_SIGN"]
-    root = tmp_path_factory.mktemp("mutants")
     plugins, keyring = root / "plugins", root / "keyring"
     shutil.copytree(build_dir("lib", "algenta", "plugins", "vendor"), plugins / "vendor")
     shutil.copytree(build_dir("etc", "algenta", "keyring"), keyring)
     (plugins / "mutants").mkdir()
-    for lib in glob.glob(os.path.join(os.environ["ALGENTA_TEST_PLUGINS"],
-                                      "libalgenta_cpu_oracle_mutant_*.so")):
+    libraries = glob.glob(os.path.join(os.environ["ALGENTA_TEST_PLUGINS"], pattern))
+    assert libraries, pattern
+    for lib in libraries:
         shutil.copy(lib, plugins / "mutants")
     for command in (["keygen", "--private", root / "k", "--public", root / "k.pub"],
                     ["trust", "--public", root / "k.pub", "--keyring", keyring],
                     ["sign", "--key", root / "k", "--plugins", plugins / "mutants"]):
         subprocess.run([sign, *map(str, command)], check=True, capture_output=True)
     return root
+
+
+@pytest.fixture(scope="module")
+def mutant_root(tmp_path_factory):
+    """The planted-bug oracles, trusted beside the vendor bundle."""
+    return signed_test_bundle(tmp_path_factory.mktemp("mutants"),
+                              "libalgenta_cpu_oracle_mutant_*.so")
 
 
 def test_a_planted_bug_fails_the_oracle_gate_with_the_divergence(host, model, mutant_root,

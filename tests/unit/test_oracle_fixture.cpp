@@ -411,7 +411,7 @@ AlgentaEngineOpen_Args open_args(const std::string& dir, const EngineOptions& op
   AlgentaEngineOpen_Args args{};
   args.struct_size = ALGENTA_EngineOpen_Args_STRUCT_SIZE;
   args.checkpoint_dir = dir.c_str();
-  args.precision = ALGENTA_PRECISION_EXACT;
+  args.precision = options.precision;
   args.round_weights_to = options.round_weights_to;
   args.requested_max_context = options.max_context;
   args.max_sequences = options.max_sequences;

@@ -90,6 +90,7 @@ struct StepOutput {
 };
 
 struct EngineOptions {
+  AlgentaPrecision precision = ALGENTA_PRECISION_EXACT;
   std::uint32_t max_context = 0;
   std::uint32_t max_sequences = 0;
   AlgentaDtype round_weights_to = ALGENTA_DTYPE_NONE;
