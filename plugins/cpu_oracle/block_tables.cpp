@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
-#include <unordered_set>
 #include <string>
 #include <utility>
 
@@ -55,14 +54,8 @@ void TableSlots::runs(std::size_t layer, std::size_t positions, std::vector<KvRu
   }
 }
 
-HostBlockKv::HostBlockKv(std::size_t layers, std::size_t kv_dim, std::size_t blocks)
-    : layers_(layers), kv_dim_(kv_dim), blocks_total_(blocks) {}
-
-std::optional<std::size_t> HostBlockKv::cached_length(std::uint64_t id) const {
-  const auto it = sequences_.find(id);
-  if (it == sequences_.end()) return std::nullopt;
-  return it->second.length;
-}
+HostBlockKv::HostBlockKv(std::size_t layers, std::size_t kv_dim)
+    : layers_(layers), kv_dim_(kv_dim) {}
 
 void HostBlockKv::check_reads(const decoder::PlannedChunk& chunk) const {
   for (std::size_t p = 0; p < chunk.start; ++p) {
@@ -86,14 +79,11 @@ void HostBlockKv::reserve(const decoder::PlannedChunk& chunk) {
   }
 }
 
-void HostBlockKv::commit(const decoder::PlannedChunk& chunk) {
+void HostBlockKv::mark_written(const decoder::PlannedChunk& chunk) {
   const std::size_t end = chunk.start + chunk.tokens.size();
   for (std::size_t p = chunk.start; p < end; ++p) {
     made(chunk.block_table[block_of(p)]).written |= 1u << offset_of(p);
   }
-  Sequence& sequence = sequences_[chunk.sequence_id];
-  sequence.length = end;
-  sequence.table.assign(chunk.block_table.begin(), chunk.block_table.end());
 }
 
 HostBlockKv::Block& HostBlockKv::made(std::uint32_t block) {
@@ -115,14 +105,6 @@ float* HostBlockKv::value(std::uint32_t block, std::size_t layer, std::size_t of
 
 std::uint64_t HostBlockKv::bytes() const noexcept {
   return std::uint64_t{blocks_.size()} * block_floats() * sizeof(float);
-}
-
-std::size_t HostBlockKv::blocks_free() const {
-  std::unordered_set<std::uint32_t> listed;
-  for (const auto& [id, sequence] : sequences_) {
-    listed.insert(sequence.table.begin(), sequence.table.end());
-  }
-  return blocks_total_ - listed.size();
 }
 
 }  // namespace algenta::oracle

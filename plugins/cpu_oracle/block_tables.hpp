@@ -1,6 +1,6 @@
 // The oracle's KV cache when the host owns the blocks (ABI 1.1 host block
-// tables): a pool of 16-token blocks the host hands out by id, and per
-// sequence only its cached length and latest table. A chunk reaches its
+// tables): a pool of 16-token blocks the host hands out by id (what it
+// remembers per sequence is decoder::HostSequences). A chunk reaches its
 // positions through its own table, so a block the host lists in several
 // tables (a shared prefix) is read by all of them.
 //
@@ -11,8 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
-#include <optional>
 #include <unordered_map>
 #include <span>
 #include <vector>
@@ -48,47 +46,34 @@ class TableSlots final : public KvSlots {
   std::span<const std::uint32_t> table_;
 };
 
-class HostBlockKv final : public decoder::LiveSequences {
+class HostBlockKv final {
  public:
-  HostBlockKv(std::size_t layers, std::size_t kv_dim, std::size_t blocks);
-
-  std::optional<std::size_t> cached_length(std::uint64_t id) const override;
-  std::size_t live_count() const override { return sequences_.size(); }
+  HostBlockKv(std::size_t layers, std::size_t kv_dim);
 
   // Refuses (INVALID_ARGUMENT) a chunk that reads a position, before its
   // start, that no chunk has written.
   void check_reads(const decoder::PlannedChunk& chunk) const;
   // Makes storage for the blocks the chunk writes. Changes nothing else.
   void reserve(const decoder::PlannedChunk& chunk);
-  // After a step that succeeded: the positions the chunk wrote, and its
-  // sequence's length and table.
-  void commit(const decoder::PlannedChunk& chunk);
-  void erase(std::uint64_t id) { sequences_.erase(id); }
+  // After a step that succeeded: the positions the chunk wrote.
+  void mark_written(const decoder::PlannedChunk& chunk);
 
   float* key(std::uint32_t block, std::size_t layer, std::size_t offset);
   float* value(std::uint32_t block, std::size_t layer, std::size_t offset);
 
   std::uint64_t bytes() const noexcept;  // block storage made so far
-  // Blocks no live sequence's latest table lists (the host may hold them still).
-  std::size_t blocks_free() const;
 
  private:
   struct Block {
     std::vector<float> floats;  // per layer: keys, then values, kHostBlockTokens x kv_dim each
     std::uint32_t written = 0;  // bit i: position i was computed
   };
-  struct Sequence {
-    std::size_t length = 0;
-    std::vector<std::uint32_t> table;
-  };
   std::size_t block_floats() const noexcept { return layers_ * 2 * kHostBlockTokens * kv_dim_; }
   Block& made(std::uint32_t block);  // a block reserve() made
 
   std::size_t layers_;
   std::size_t kv_dim_;
-  std::size_t blocks_total_;
   std::unordered_map<std::uint32_t, Block> blocks_;  // those written so far
-  std::map<std::uint64_t, Sequence> sequences_;
 };
 
 }  // namespace algenta::oracle

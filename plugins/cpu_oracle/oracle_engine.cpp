@@ -64,7 +64,8 @@ OracleEngine::OracleEngine(checkpoint::ResidentCheckpoint checkpoint, const Mode
       cache_(shape_.layers, shape_.kv_dim()),
       forward_(shape_, family_, weights_, pool_, isa_) {
   if (limits_.host_blocks.accepted()) {
-    host_blocks_.emplace(shape_.layers, shape_.kv_dim(), limits_.host_blocks.blocks_total);
+    host_blocks_.emplace(shape_.layers, shape_.kv_dim());
+    host_sequences_.emplace(limits_.host_blocks.blocks_total);
   }
 }
 
@@ -129,7 +130,7 @@ void OracleEngine::step_own_cache(AlgentaEngineStep_Args& args) {
 // blocks made before computing; lengths, tables and written positions are
 // recorded only after, so a failed step leaves no trace but block storage.
 void OracleEngine::step_host_blocks(AlgentaEngineStep_Args& args) {
-  const StepPlan plan = decoder::plan_step(args, *host_blocks_, limits_);
+  const StepPlan plan = decoder::plan_step(args, *host_sequences_, limits_);
   if (plan.chunks.empty()) return;
   for (const PlannedChunk& chunk : plan.chunks) host_blocks_->check_reads(chunk);
   std::vector<TableSlots> tables;
@@ -140,7 +141,10 @@ void OracleEngine::step_host_blocks(AlgentaEngineStep_Args& args) {
     slots.push_back(&tables.emplace_back(*host_blocks_, chunk.block_table));
   }
   execute(plan, slots, args);
-  for (const PlannedChunk& chunk : plan.chunks) host_blocks_->commit(chunk);
+  for (const PlannedChunk& chunk : plan.chunks) {
+    host_blocks_->mark_written(chunk);
+    host_sequences_->commit(chunk);
+  }
 }
 
 // One row per token, chunk after chunk. Requested logits go straight into
@@ -195,8 +199,10 @@ void OracleEngine::free_sequences(const AlgentaSequencesFree_Args& args) {
   std::lock_guard lock(mutex_);
   if (host_blocks_) {
     // The blocks are the host's: only the sequences' own state goes.
-    decoder::check_free_request(args, *host_blocks_);
-    for (std::size_t i = 0; i < args.sequence_count; ++i) host_blocks_->erase(args.sequence_ids[i]);
+    decoder::check_free_request(args, *host_sequences_);
+    for (std::size_t i = 0; i < args.sequence_count; ++i) {
+      host_sequences_->erase(args.sequence_ids[i]);
+    }
     return;
   }
   decoder::check_free_request(args, CachedSequences(cache_));
@@ -213,7 +219,7 @@ void OracleEngine::report_memory(AlgentaMemoryReport_Args& args) {
     args.kv_cache_bytes = host_blocks_->bytes();
     args.kv_tokens_per_block = static_cast<std::uint32_t>(limits_.host_blocks.block_tokens);
     args.kv_blocks_total = static_cast<std::uint32_t>(limits_.host_blocks.blocks_total);
-    args.kv_blocks_free = static_cast<std::uint32_t>(host_blocks_->blocks_free());
+    args.kv_blocks_free = static_cast<std::uint32_t>(host_sequences_->blocks_free());
     return;
   }
   args.kv_cache_bytes = cache_.bytes();

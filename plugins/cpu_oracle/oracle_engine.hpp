@@ -16,6 +16,7 @@
 #include "block_tables.hpp"
 #include "checkpoint/resident_reader.hpp"
 #include "forward_pass.hpp"
+#include "host_sequences.hpp"
 #include "kv_cache.hpp"
 #include "matmul.hpp"
 #include "model_weights.hpp"
@@ -67,7 +68,8 @@ class OracleEngine {
   Isa isa_;
   ThreadPool pool_;
   KvCache cache_;                          // without host block tables
-  std::optional<HostBlockKv> host_blocks_;  // with them
+  std::optional<HostBlockKv> host_blocks_;  // with them: the blocks' contents,
+  std::optional<decoder::HostSequences> host_sequences_;  // and the sequences' lengths and tables
   ForwardPass forward_;
   std::mutex mutex_;  // one call at a time per engine
 };

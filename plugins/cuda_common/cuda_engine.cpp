@@ -10,6 +10,7 @@
 #include "greedy_choice.hpp"
 #include "plugin_support/plugin_error.hpp"
 #include "rope.hpp"
+#include "table_rows.hpp"
 #include "target_policy.hpp"
 #include "weight_precision.hpp"
 
@@ -123,8 +124,12 @@ CudaEngine::CudaEngine(checkpoint::ResidentCheckpoint checkpoint, const decoder:
       limits_(limits),
       pass_limits_(pass_limits),
       weights_(shape_, family_, element_dtype()),
-      workspace_(shape_, pass_limits_),
-      kv_blocks_(kv_blocks) {
+      workspace_(shape_, pass_limits_) {
+  if (limits_.host_blocks.accepted()) {
+    host_sequences_.emplace(kv_blocks);
+  } else {
+    own_blocks_.emplace(kv_blocks);
+  }
   check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
   weights_.upload(checkpoint_);
   workspace_.allocate();
@@ -171,10 +176,13 @@ std::unique_ptr<CudaEngine> CudaEngine::open(AlgentaEngineOpen_Args& args,
       plan_kv_blocks(args.kv_cache_bytes, sizing.bytes(), workspace_sizing.bytes(), model.shape,
                      model.limits, pass);
 
+  // Offered block tables, the engine takes them: the pool planned above is
+  // then the host's to hand out, in the kernels' blocks of kKvBlockTokens.
+  if (model.host_offers_block_tables) {
+    model.limits.host_blocks = {static_cast<std::size_t>(kKvBlockTokens), kv_blocks};
+  }
   std::unique_ptr<CudaEngine> engine(new CudaEngine(std::move(model.checkpoint), model.shape,
                                                     model.family, model.limits, pass, kv_blocks));
-  // It keeps its own paged cache: model.limits.host_blocks stays unaccepted,
-  // so a host offering block tables reads block_tables_accepted = 0.
   decoder::report_opened(args, model.limits);
   decoder::report_rounding(args, holding);
   return engine;
@@ -203,29 +211,52 @@ void CudaEngine::synchronize(const char* what) {
 
 void CudaEngine::step(AlgentaEngineStep_Args& args) {
   std::lock_guard lock(mutex_);
-  const decoder::StepPlan plan = decoder::plan_step(args, kv_blocks_, limits_);
-  if (plan.chunks.empty()) return;
-  kv_blocks_.reserve(plan.chunks);  // refuses before changing anything
-  try {
-    execute(plan, args);
-  } catch (...) {
-    kv_blocks_.roll_back(plan.chunks);
-    throw;
-  }
-  for (const decoder::PlannedChunk& chunk : plan.chunks) {
-    kv_blocks_.set_length(chunk.sequence_id, chunk.start + chunk.tokens.size());
+  if (host_sequences_) {
+    step_host_blocks(args);
+  } else {
+    step_own_blocks(args);
   }
 }
 
-int CudaEngine::slot_of(Pass& pass, std::uint64_t sequence_id) const {
-  const auto found = pass.slots.find(sequence_id);
+void CudaEngine::step_own_blocks(AlgentaEngineStep_Args& args) {
+  const decoder::StepPlan plan = decoder::plan_step(args, *own_blocks_, limits_);
+  if (plan.chunks.empty()) return;
+  own_blocks_->reserve(plan.chunks);  // refuses before changing anything
+  try {
+    execute(plan, args);
+  } catch (...) {
+    own_blocks_->roll_back(plan.chunks);
+    throw;
+  }
+  for (const decoder::PlannedChunk& chunk : plan.chunks) {
+    own_blocks_->set_length(chunk.sequence_id, chunk.start + chunk.tokens.size());
+  }
+}
+
+// The host's blocks: plan_step has checked every table (ids in the pool,
+// long enough, no block written by one chunk and listed by another), so
+// there is nothing to reserve or undo. A new sequence may start past 0 on
+// blocks another sequence computed (a prefix the host shares): its rows
+// read those keys through its table. Lengths and tables are recorded only
+// after the step succeeded.
+void CudaEngine::step_host_blocks(AlgentaEngineStep_Args& args) {
+  const decoder::StepPlan plan = decoder::plan_step(args, *host_sequences_, limits_);
+  if (plan.chunks.empty()) return;
+  execute(plan, args);
+  for (const decoder::PlannedChunk& chunk : plan.chunks) host_sequences_->commit(chunk);
+}
+
+int CudaEngine::slot_of(Pass& pass, const decoder::PlannedChunk& chunk) const {
+  const auto found = pass.slots.find(chunk.sequence_id);
   if (found != pass.slots.end()) return found->second;
   const int slot = static_cast<int>(pass.slots.size());
-  pass.slots.emplace(sequence_id, slot);
-  const std::vector<std::int32_t>& blocks = kv_blocks_.blocks_of(sequence_id);
-  pass.tables.resize(pass.tables.size() + pass_limits_.max_blocks, 0);
-  std::copy(blocks.begin(), blocks.end(),
-            pass.tables.end() - pass_limits_.max_blocks);
+  pass.slots.emplace(chunk.sequence_id, slot);
+  if (host_sequences_) {
+    append_table_row(pass.tables, chunk.block_table, pass_limits_.max_blocks);
+  } else {
+    append_table_row(pass.tables, own_blocks_->blocks_of(chunk.sequence_id),
+                     pass_limits_.max_blocks);
+  }
   return slot;
 }
 
@@ -264,7 +295,7 @@ void CudaEngine::execute(const decoder::StepPlan& plan, AlgentaEngineStep_Args& 
       if (static_cast<int>(pass.rows.size()) == limit) one_token ? flush_decode() : flush_prefill();
       const int row = static_cast<int>(pass.rows.size());
       pass.rows.push_back({chunk.tokens[i], static_cast<std::int32_t>(chunk.start + i),
-                           slot_of(pass, chunk.sequence_id),
+                           slot_of(pass, chunk),
                            static_cast<std::int32_t>(chunk.start)});
       const bool last = i + 1 == chunk.tokens.size();
       float* out = nullptr;
@@ -285,6 +316,9 @@ void CudaEngine::execute(const decoder::StepPlan& plan, AlgentaEngineStep_Args& 
   }
 }
 
+// Every pass's rows and block tables (the engine's own or the host's, made
+// alike by slot_of) go into the same fixed workspace buffers, which the
+// captured decode graphs read: a graph never holds a table of its own.
 void CudaEngine::upload(const Pass& pass, int padded_rows) {
   std::vector<RowMeta> rows = pass.rows;
   rows.resize(static_cast<std::size_t>(padded_rows), RowMeta{0, -1, 0, 0});
@@ -383,8 +417,17 @@ cudaGraphExec_t CudaEngine::decode_graph(DecodeGraphKey key) {
 
 void CudaEngine::free_sequences(const AlgentaSequencesFree_Args& args) {
   std::lock_guard lock(mutex_);
-  decoder::check_free_request(args, kv_blocks_);
-  for (std::size_t i = 0; i < args.sequence_count; ++i) kv_blocks_.release(args.sequence_ids[i]);
+  if (host_sequences_) {
+    // The blocks are the host's (another sequence may still list them):
+    // only the sequences' own state goes.
+    decoder::check_free_request(args, *host_sequences_);
+    for (std::size_t i = 0; i < args.sequence_count; ++i) {
+      host_sequences_->erase(args.sequence_ids[i]);
+    }
+    return;
+  }
+  decoder::check_free_request(args, *own_blocks_);
+  for (std::size_t i = 0; i < args.sequence_count; ++i) own_blocks_->release(args.sequence_ids[i]);
 }
 
 void CudaEngine::report_memory(AlgentaMemoryReport_Args& args) {
@@ -396,8 +439,14 @@ void CudaEngine::report_memory(AlgentaMemoryReport_Args& args) {
   args.device_free_bytes = memory.free_bytes;
   args.device_total_bytes = memory.total_bytes;
   args.kv_tokens_per_block = static_cast<std::uint32_t>(kKvBlockTokens);
-  args.kv_blocks_total = static_cast<std::uint32_t>(kv_blocks_.total_blocks());
-  args.kv_blocks_free = static_cast<std::uint32_t>(kv_blocks_.free_blocks());
+  if (host_sequences_) {
+    // Free: listed by no live sequence's latest table (the host may hold them still).
+    args.kv_blocks_total = static_cast<std::uint32_t>(limits_.host_blocks.blocks_total);
+    args.kv_blocks_free = static_cast<std::uint32_t>(host_sequences_->blocks_free());
+    return;
+  }
+  args.kv_blocks_total = static_cast<std::uint32_t>(own_blocks_->total_blocks());
+  args.kv_blocks_free = static_cast<std::uint32_t>(own_blocks_->free_blocks());
 }
 
 // Work queued on the engine's stream is finished before anything is freed;

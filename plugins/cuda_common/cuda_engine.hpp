@@ -2,7 +2,10 @@
 // declared facts before touching the GPU, plans its memory against the
 // device's free bytes, uploads the weights once, and runs ragged steps over
 // a paged KV cache (prefill passes on cuBLASLt, decode passes as CUDA graphs
-// per batch bucket). Errors are plugin::StatusError with the ABI status.
+// per batch bucket). The cache's blocks are handed out by its own allocator,
+// or by the host when it offers block tables at open (ABI 1.1); the kernels
+// read both through the same per-pass block tables. Errors are
+// plugin::StatusError with the ABI status.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -11,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -18,6 +22,7 @@
 #include "checkpoint/resident_reader.hpp"
 #include "device_forward.hpp"
 #include "device_weights.hpp"
+#include "host_sequences.hpp"
 #include "lt_gemm.hpp"
 #include "model_shape.hpp"
 #include "paged_kv.hpp"
@@ -64,8 +69,10 @@ class CudaEngine {
              const PassLimits& pass_limits, std::size_t kv_blocks);
 
   void upload_rope_tables();
+  void step_own_blocks(AlgentaEngineStep_Args& args);
+  void step_host_blocks(AlgentaEngineStep_Args& args);
   void execute(const decoder::StepPlan& plan, AlgentaEngineStep_Args& args);
-  int slot_of(Pass& pass, std::uint64_t sequence_id) const;
+  int slot_of(Pass& pass, const decoder::PlannedChunk& chunk) const;
   void upload(const Pass& pass, int padded_rows);
   void run_prefill(Pass& pass);
   void run_decode(Pass& pass);
@@ -85,7 +92,10 @@ class CudaEngine {
   Workspace workspace_;
   DeviceArena kv_arena_;
   KvPool kv_pool_;
-  PagedKvBlocks kv_blocks_;
+  // Exactly one is set: the engine's own allocator, or (host block tables
+  // taken at open) what it remembers of the host's sequences.
+  std::optional<PagedKvBlocks> own_blocks_;
+  std::optional<decoder::HostSequences> host_sequences_;
   std::unique_ptr<LtGemm> gemm_;
   std::unique_ptr<DeviceForward> forward_;
   std::map<DecodeGraphKey, cudaGraphExec_t> decode_graphs_;

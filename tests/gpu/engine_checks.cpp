@@ -15,12 +15,16 @@
 //  - a prompt prefilled in chunks of two or more tokens gives the same
 //    logits, bit for bit, as the whole prompt in one chunk;
 //  - the memory report (weights, KV, workspace) and the device memory used by
-//    a 4096-token prefill, which must not grow with the prompt.
+//    a 4096-token prefill, which must not grow with the prompt;
+//  - the host's KV block tables (ABI 1.1, host_block_tables.cpp): taken with
+//    32-token blocks, the same bits as the engine's own cache, a prefix hit
+//    on another sequence's blocks, and bad tables refused.
+// Run by tests/gpu/run.sh; alone, with the host's tables and serve's prefix
+// cache test on cuda_sm90a after it: tests/gpu/host_tables_quick.sh RESULTS_DIR
 #include <dlfcn.h>
 
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -28,146 +32,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algenta/plugin_abi.h"
-#include "loader/plugin_calls.hpp"
+#include "engine_calls.hpp"
+#include "host_block_tables.hpp"
 
-namespace {
-
-const AlgentaPluginV1* plugin = nullptr;
-int failures = 0;
-
-void report(const std::string& name, bool passed, const std::string& detail) {
-  std::printf("%-34s %s  %s\n", name.c_str(), passed ? "PASS" : "FAIL", detail.c_str());
-  if (!passed) ++failures;
-}
-
-// Status and message of a call; the error is destroyed.
-struct Outcome {
-  AlgentaStatusCode code = ALGENTA_STATUS_OK;
-  std::string message;
-};
-Outcome outcome_of(AlgentaError* error) {
-  Outcome outcome;
-  if (error == nullptr) return outcome;
-  const algenta::loader::PluginFailure failure = algenta::loader::take_error(*plugin, error);
-  outcome.code = failure.code;
-  outcome.message = failure.message;
-  return outcome;
-}
-
-struct Engine {
-  AlgentaEngine* handle = nullptr;
-  std::uint32_t vocab = 0;
-  ~Engine() {
-    if (handle != nullptr) algenta::loader::close_engine(*plugin, handle);
-  }
-};
-
-Outcome open_engine(Engine& engine, const std::string& dir, std::uint32_t context,
-                    std::uint64_t kv_bytes) {
-  AlgentaEngineOpen_Args args{};
-  args.struct_size = ALGENTA_EngineOpen_Args_STRUCT_SIZE;
-  args.checkpoint_dir = dir.c_str();
-  args.precision = ALGENTA_PRECISION_EXACT;
-  args.requested_max_context = context;
-  args.max_sequences = 8;
-  args.kv_cache_bytes = kv_bytes;
-  Outcome outcome = outcome_of(plugin->engine_open(&args));
-  engine.handle = args.engine;
-  engine.vocab = args.vocab_size;
-  return outcome;
-}
-
-// One chunk; returns its LOGITS_LAST logits (empty on failure, with `outcome`).
-std::vector<float> run_chunk(Engine& engine, std::uint64_t id, const std::vector<int32_t>& tokens,
-                             std::uint32_t start, int32_t* next, Outcome* outcome = nullptr) {
-  AlgentaSequenceChunk chunk{ALGENTA_SequenceChunk_STRUCT_SIZE, id, tokens.data(),
-                             static_cast<std::uint32_t>(tokens.size()), start,
-                             ALGENTA_LOGITS_LAST};
-  std::vector<float> logits(engine.vocab);
-  AlgentaEngineStep_Args args{};
-  args.struct_size = ALGENTA_EngineStep_Args_STRUCT_SIZE;
-  args.engine = engine.handle;
-  args.chunks = &chunk;
-  args.chunk_count = 1;
-  args.chunk_stride = sizeof chunk;
-  args.next_tokens = next;
-  args.logits = logits.data();
-  args.logits_capacity = logits.size();
-  const Outcome result = outcome_of(plugin->engine_step(&args));
-  if (outcome != nullptr) *outcome = result;
-  if (result.code != ALGENTA_STATUS_OK) return {};
-  return logits;
-}
-
-void free_sequence(Engine& engine, std::uint64_t id) {
-  AlgentaSequencesFree_Args args{ALGENTA_SequencesFree_Args_STRUCT_SIZE, nullptr, engine.handle, &id, 1};
-  outcome_of(plugin->sequences_free(&args));
-}
-
-std::vector<int32_t> prompt(std::size_t length, std::uint32_t seed, std::uint32_t vocab) {
-  std::vector<int32_t> tokens(length);
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (auto& t : tokens) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    t = static_cast<int32_t>(state % vocab);
-  }
-  return tokens;
-}
-
-// Prefill `tokens` (in chunks of the given sizes, or whole), then `steps`
-// greedy tokens; the logits of the prefill's last position and every step.
-std::vector<float> generate(Engine& engine, std::uint64_t id, const std::vector<int32_t>& tokens,
-                            int steps, const std::vector<std::size_t>& chunks = {}) {
-  std::vector<float> all;
-  int32_t next = 0;
-  std::vector<float> logits;
-  std::size_t start = 0;
-  for (const std::size_t size : chunks) {
-    logits = run_chunk(engine, id, {tokens.begin() + start, tokens.begin() + start + size},
-                       static_cast<std::uint32_t>(start), &next);
-    start += size;
-  }
-  if (start < tokens.size()) {
-    logits = run_chunk(engine, id, {tokens.begin() + start, tokens.end()},
-                       static_cast<std::uint32_t>(start), &next);
-  }
-  all.insert(all.end(), logits.begin(), logits.end());
-  for (int s = 0; s < steps; ++s) {
-    logits = run_chunk(engine, id, {next}, static_cast<std::uint32_t>(tokens.size() + s), &next);
-    all.insert(all.end(), logits.begin(), logits.end());
-  }
-  return all;
-}
-
-std::uint64_t kv_block_bytes(const std::string& dir) {
-  std::ifstream file(dir + "/config.json");
-  const nlohmann::json config = nlohmann::json::parse(file);
-  const std::uint64_t heads = config["num_attention_heads"];
-  const std::uint64_t head_dim =
-      config.contains("head_dim") ? config["head_dim"].get<std::uint64_t>()
-                                  : config["hidden_size"].get<std::uint64_t>() / heads;
-  return 2ull * config["num_hidden_layers"].get<std::uint64_t>() *
-         config["num_key_value_heads"].get<std::uint64_t>() * 32 * head_dim * sizeof(float);
-}
-
-// Reports whether two runs' logits are the same bits.
-void report_identical(const std::string& name, const std::vector<float>& a,
-                      const std::vector<float>& b, std::uint32_t vocab, const std::string& what) {
-  const bool same = !a.empty() && a.size() == b.size() &&
-                    std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-  report(name, same,
-         std::to_string(a.size() / vocab) + " logits rows, " + what + ": " +
-             (same ? "bit-identical" : "DIFFERENT"));
-}
-
-std::string mib(std::uint64_t bytes) {
-  return std::to_string(bytes / (1024 * 1024)) + " MiB";
-}
-
-}  // namespace
+using namespace engine_checks;
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -180,7 +48,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto entry = reinterpret_cast<AlgentaPluginEntryFn>(dlsym(library, ALGENTA_PLUGIN_ENTRY_SYMBOL));
-  plugin = entry != nullptr ? entry(ALGENTA_ABI_MAJOR) : nullptr;
+  engine_checks::plugin = entry != nullptr ? entry(ALGENTA_ABI_MAJOR) : nullptr;
   if (plugin == nullptr) {
     std::fprintf(stderr, "%s: no ABI %d table\n", argv[1], ALGENTA_ABI_MAJOR);
     return 2;
@@ -189,7 +57,7 @@ int main(int argc, char** argv) {
 
   {
     Engine engine;
-    const Outcome refused = open_engine(engine, dir, 4096, 1ull << 50);
+    const Outcome refused = open_engine(engine, dir, {.context = 4096, .kv_bytes = 1ull << 50});
     report("oom_at_open_refused", refused.code == ALGENTA_STATUS_OUT_OF_MEMORY &&
                                       refused.message.find("free") != std::string::npos,
            refused.message);
@@ -209,7 +77,7 @@ int main(int argc, char** argv) {
     config["hidden_act"] = "gelu_pytorch_tanh";
     std::ofstream(odd / "config.json") << config.dump();
     Engine engine;
-    const Outcome refused = open_engine(engine, odd.string(), 4096, 0);
+    const Outcome refused = open_engine(engine, odd.string(), {.context = 4096});
     report("fact_outside_ranges_refused", refused.code == ALGENTA_STATUS_UNSUPPORTED &&
                                               refused.message.find("hidden_act") != std::string::npos,
            refused.message);
@@ -218,14 +86,11 @@ int main(int argc, char** argv) {
 
   {
     Engine engine;
-    const Outcome opened = open_engine(engine, dir, 4096, 0);
+    const Outcome opened = open_engine(engine, dir, {.context = 4096});
     report("open_after_refusal", opened.code == ALGENTA_STATUS_OK, opened.message);
     if (opened.code != ALGENTA_STATUS_OK) return 1;
 
-    AlgentaMemoryReport_Args memory{};
-    memory.struct_size = ALGENTA_MemoryReport_Args_STRUCT_SIZE;
-    memory.engine = engine.handle;
-    outcome_of(plugin->memory_report(&memory));
+    AlgentaMemoryReport_Args memory = memory_of(engine);
     const std::uint64_t free_before = memory.device_free_bytes;
     report("memory_report",
            memory.weight_bytes > 0 && memory.kv_cache_bytes > 0 &&
@@ -261,7 +126,7 @@ int main(int argc, char** argv) {
     // 4096 tokens in one prefill: the workspace was fixed at open.
     Outcome full;
     run_chunk(engine, 3, prompt(4096, 3, engine.vocab), 0, &next, &full);
-    outcome_of(plugin->memory_report(&memory));
+    memory = memory_of(engine);
     const std::int64_t grown = static_cast<std::int64_t>(free_before) -
                                static_cast<std::int64_t>(memory.device_free_bytes);
     report("prefill_4096_workspace", full.code == ALGENTA_STATUS_OK && grown < (64ll << 20),
@@ -275,7 +140,7 @@ int main(int argc, char** argv) {
     // freeing B then A, D's 5 blocks can only come from theirs.
     const std::uint64_t pool = 10 * kv_block_bytes(dir);
     Engine engine;
-    Outcome opened = open_engine(engine, dir, 320, pool);
+    Outcome opened = open_engine(engine, dir, {.context = 320, .kv_bytes = pool});
     report("open_small_kv_pool", opened.code == ALGENTA_STATUS_OK, opened.message);
     if (opened.code != ALGENTA_STATUS_OK) return 1;
     generate(engine, 10, prompt(100, 10, engine.vocab), 4);
@@ -286,10 +151,12 @@ int main(int argc, char** argv) {
     const std::vector<float> reused = generate(engine, 13, prompt(150, 13, engine.vocab), 8);
 
     Engine fresh;
-    opened = open_engine(fresh, dir, 320, pool);
+    opened = open_engine(fresh, dir, {.context = 320, .kv_bytes = pool});
     const std::vector<float> alone = generate(fresh, 13, prompt(150, 13, engine.vocab), 8);
     report_identical("kv_blocks_reused_out_of_order", reused, alone, engine.vocab,
                      "the sequence on reused blocks vs alone");
   }
-  return failures == 0 ? 0 : 1;
+
+  check_host_block_tables(dir);
+  return failure_count() == 0 ? 0 : 1;
 }

@@ -177,6 +177,9 @@ for c in qwen3 qwen3_0p6b; do
   run_logged "engine_checks_$c" "$checks_bin" "$vendor/libalgenta_cuda_sm90a.so" "$models/$c"
   record "engine_checks_$c" $? "$(grep -c PASS "$results/engine_checks_$c.log") passed, $(grep -c FAIL "$results/engine_checks_$c.log") failed"
 done
+# serve's prefix cache on cuda_sm90a (the host's block tables), as CI runs it on the oracle.
+tests/gpu/prefix_cache_check.sh "$results/prefix_cache" cuda_sm90a >/dev/null
+record prefix_cache_cuda_sm90a $? "$(tail -1 "$results/prefix_cache/summary.txt" 2>/dev/null)"
 if command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     run_logged "sanitizer_$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 \

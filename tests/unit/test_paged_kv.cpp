@@ -1,6 +1,7 @@
 // The CUDA engine's KV block bookkeeping (host side, no GPU): a step that
 // does not fit is refused before anything changes, a failed step is undone,
-// and freed blocks go to the next sequences in another order.
+// freed blocks go to the next sequences in another order, and a pass's
+// block table rows are made alike from its own blocks and the host's.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "paged_kv.hpp"
+#include "table_rows.hpp"
 #include "plugin_support/plugin_error.hpp"
 
 using algenta::cuda::PagedKvBlocks;
@@ -91,4 +93,26 @@ TEST_CASE("freed blocks are reused by later sequences in another order", "[paged
   // Not a prefix of either earlier list in its order: reuse is out of order.
   CHECK_FALSE(std::equal(d.begin(), d.begin() + 4, a.begin()));
   CHECK(blocks.free_blocks() == 1 + 3 + 4 - 5);
+}
+
+TEST_CASE("a pass's block table row: the blocks in order, then block 0", "[paged-kv]") {
+  using algenta::cuda::append_table_row;
+  std::vector<std::int32_t> tables;
+  const std::vector<std::int32_t> own = {4, 2};
+  append_table_row(tables, own, 4);
+  // The host's ids (ABI 1.1) become the same int32 entries.
+  const std::vector<std::uint32_t> host = {9, 0, 7};
+  append_table_row(tables, host, 4);
+  CHECK(tables == std::vector<std::int32_t>{4, 2, 0, 0, 9, 0, 7, 0});
+
+  const std::vector<std::uint32_t> too_many = {1, 2, 3, 4, 5};
+  const std::vector<std::uint32_t> too_large = {1u << 31};
+  for (const auto* blocks : {&too_many, &too_large}) {
+    try {
+      append_table_row(tables, *blocks, 4);
+      FAIL("the row was not refused");
+    } catch (const algenta::plugin::StatusError& e) {
+      CHECK(e.code == ALGENTA_STATUS_INTERNAL);
+    }
+  }
 }

@@ -12,6 +12,9 @@ import time
 from make_gate_checkpoint import CHAT_TEMPLATE
 
 HOST = os.environ.get("ALGENTA_HOST", "")
+# The engine behind serve: the cpu_oracle, or another plugin when a GPU
+# script asks (tests/gpu/prefix_cache_check.sh runs serve on cuda_sm90a).
+PLUGIN = os.environ.get("ALGENTA_SERVE_PLUGIN", "cpu_oracle")
 KEY = "sk-serve-test-0123456789abcdef"
 START_SECONDS = 60  # bound on start-up (engine open) on a loaded machine
 
@@ -35,8 +38,8 @@ class ServeServer:
         self.stderr_path = os.path.join(workdir, f"serve-{index}.stderr")
         self.stderr_file = open(self.stderr_path, "w")
         command = [need_host(), "--state-file", os.path.join(workdir, f"state-{index}.json"),
-                   "serve", *(["--model", model] if model else []), "--plugin", "cpu_oracle",
-                   "--allow-oracle",
+                   "serve", *(["--model", model] if model else []), "--plugin", PLUGIN,
+                   *(["--allow-oracle"] if PLUGIN == "cpu_oracle" else []),
                    "--host", "127.0.0.1", "--port", "0", *map(str, args)]
         self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.stderr_file,
                                      text=True, env=env)

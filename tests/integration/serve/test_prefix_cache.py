@@ -2,17 +2,20 @@
 block tables, so the cache is on by default): requests that share a long
 system prompt compute it once, and each gets exactly the tokens and logprobs
 it gets from a server started with --prefix-cache off. Run by its own ctest,
-python_serve_prefix_cache."""
+python_serve_prefix_cache, and on a GPU by tests/gpu/prefix_cache_check.sh
+(ALGENTA_SERVE_PLUGIN=cuda_sm90a: 32-token blocks; the system prompt is a
+whole number of blocks either way)."""
 import concurrent.futures
 
 import openai
 import pytest
 
 from make_serve_checkpoint import MODEL_NAME
-from serve_helpers import KEY, metric, scrape
+from serve_helpers import KEY, PLUGIN, metric, scrape
 
 CLIENTS = 16
-SYSTEM = [100 + (k * 37) % 800 for k in range(256)]  # 16 whole blocks of 16 tokens
+BLOCK_TOKENS = 16 if PLUGIN == "cpu_oracle" else 32  # the CUDA engines' blocks
+SYSTEM = [100 + (k * 37) % 800 for k in range(256)]  # 16 blocks of 16 tokens, 8 of 32
 
 
 def suffix(i):
@@ -66,7 +69,8 @@ def cold_answers(model, tmp_path_factory):
 
 def test_16_requests_sharing_a_system_prompt_compute_it_once(start_server, cold_answers):
     s = start_server()
-    assert "prefix cache on: prompts that begin alike share KV blocks of 16 tokens" in s.stderr()
+    assert (f"prefix cache on: prompts that begin alike share KV blocks of {BLOCK_TOKENS} tokens"
+            in s.stderr())
     client = client_for(s)
     answers = [ask(client, i) for i in range(CLIENTS)]
     computed, cached = prompt_counters(s)
