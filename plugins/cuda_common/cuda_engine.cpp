@@ -107,6 +107,15 @@ std::size_t plan_kv_blocks(std::uint64_t requested_bytes, std::uint64_t weight_b
                                                           pass.max_blocks));
 }
 
+// The CUDA engines take the host's block tables only with
+// ALGENTA_CUDA_HOST_BLOCKS=1 until that path has been through the gates on a
+// card (tests/gpu/host_tables_quick.sh); otherwise they decline the offer
+// and keep their own cache, as the verified engine does.
+bool host_block_tables_enabled() {
+  const char* value = std::getenv("ALGENTA_CUDA_HOST_BLOCKS");
+  return value != nullptr && std::strcmp(value, "1") == 0;
+}
+
 bool engine_log_enabled() {
   const char* value = std::getenv("ALGENTA_ENGINE_LOG");
   return value != nullptr && std::strcmp(value, "1") == 0;
@@ -178,7 +187,7 @@ std::unique_ptr<CudaEngine> CudaEngine::open(AlgentaEngineOpen_Args& args,
 
   // Offered block tables, the engine takes them: the pool planned above is
   // then the host's to hand out, in the kernels' blocks of kKvBlockTokens.
-  if (model.host_offers_block_tables) {
+  if (model.host_offers_block_tables && host_block_tables_enabled()) {
     model.limits.host_blocks = {static_cast<std::size_t>(kKvBlockTokens), kv_blocks};
   }
   std::unique_ptr<CudaEngine> engine(new CudaEngine(std::move(model.checkpoint), model.shape,
