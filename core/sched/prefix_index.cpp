@@ -52,20 +52,34 @@ void PrefixIndex::touch(Entry& entry) {
   recency_.splice(recency_.end(), recency_, entry.recency);  // most recent last
 }
 
-std::vector<BlockId> PrefixIndex::match(std::span<const std::int32_t> prompt) {
-  std::vector<BlockId> found;
-  std::vector<Entry*> entries;
+std::vector<BlockKey> PrefixIndex::keys(std::span<const std::int32_t> prompt) const {
+  std::vector<BlockKey> keys;
+  keys.reserve(prompt.size() / block_tokens_);
   BlockKey parent{};
   for (std::size_t start = 0; start + block_tokens_ <= prompt.size(); start += block_tokens_) {
     parent = block_key(parent, policy_, prompt.subspan(start, block_tokens_));
-    const auto it = entries_.find(parent);
+    keys.push_back(parent);
+  }
+  return keys;
+}
+
+std::size_t PrefixIndex::servable_blocks(std::size_t prompt_tokens) const {
+  return prompt_tokens < 2 ? 0 : (prompt_tokens - 2) / block_tokens_;
+}
+
+std::vector<BlockId> PrefixIndex::match(std::span<const std::int32_t> prompt) {
+  return match(keys(prompt), prompt.size());
+}
+
+std::vector<BlockId> PrefixIndex::match(std::span<const BlockKey> keys, std::size_t prompt_tokens) {
+  std::vector<BlockId> found;
+  std::vector<Entry*> entries;
+  const std::size_t servable = std::min(keys.size(), servable_blocks(prompt_tokens));
+  for (std::size_t i = 0; i < servable; ++i) {
+    const auto it = entries_.find(keys[i]);
     if (it == entries_.end()) break;
     found.push_back(it->second.block);
     entries.push_back(&it->second);
-  }
-  while (!found.empty() && prompt.size() - found.size() * block_tokens_ < 2) {
-    found.pop_back();
-    entries.pop_back();
   }
   touch_chain(entries);
   return found;

@@ -42,6 +42,15 @@ class PrefixIndex {
   // logits, and a one-token prefill chunk would take the decode path, whose
   // bits differ. Marks them used (for eviction order); takes no reference.
   std::vector<BlockId> match(std::span<const std::int32_t> prompt);
+  // The same, given keys(prompt) and the prompt's token count.
+  std::vector<BlockId> match(std::span<const BlockKey> keys, std::size_t prompt_tokens);
+
+  // The keys of the whole blocks of `prompt`, in order.
+  std::vector<BlockKey> keys(std::span<const std::int32_t> prompt) const;
+
+  // How many whole blocks of a prompt of `prompt_tokens` tokens a hit may
+  // serve: the back-off of match() leaves at least two tokens to compute.
+  std::size_t servable_blocks(std::size_t prompt_tokens) const;
 
   // Lists the whole blocks of a sequence whose tokens [0, tokens.size())
   // are computed: block i of `blocks` holds tokens [i B, (i + 1) B). Blocks

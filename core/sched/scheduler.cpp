@@ -53,7 +53,10 @@ SubmitResult Scheduler::submit(const SequenceRequest& request) {
   sequence.id = request.id;
   sequence.prompt_length = request.prompt_length;
   sequence.max_new_tokens = request.max_new_tokens;
-  if (index_) sequence.prompt.assign(request.prompt.begin(), request.prompt.end());
+  if (index_) {
+    sequence.prompt.assign(request.prompt.begin(), request.prompt.end());
+    sequence.prompt_keys = index_->keys(sequence.prompt);
+  }
   waiting_.push_back(std::move(sequence));
   live_ids_.insert(request.id);
   return {};
@@ -159,11 +162,11 @@ StepPlan Scheduler::plan() {
   // FIFO: the head is admitted or nobody is, so no request is overtaken.
   while (!prefill_waits && !waiting_.empty() && running_.size() < running_cap_ && rows_left > 0) {
     Sequence& head = waiting_.front();
-    // Only blocks whose prefill completed are listed: a prompt whose prefix
-    // another sequence is still computing computes it too (simple, and the
-    // bits are the same either way).
+    // Only blocks whose prefill completed are listed; blocks another running
+    // sequence is still computing are waited for rather than computed twice.
     const std::vector<BlockId> cached =
-        index_ ? index_->match(head.prompt) : std::vector<BlockId>{};
+        index_ ? index_->match(head.prompt_keys, head.prompt_length) : std::vector<BlockId>{};
+    if (index_ && blocks_in_flight(head, static_cast<std::uint32_t>(cached.size())) > 0) break;
     const std::uint32_t cached_tokens =
         static_cast<std::uint32_t>(cached.size()) * limits_.tokens_per_block;
     const std::uint32_t chunk =
@@ -195,6 +198,29 @@ bool Scheduler::take_blocks(Sequence& head, std::span<const BlockId> cached) {
   head.listed_blocks = static_cast<std::uint32_t>(cached.size());
   head.promised = needed;
   return true;
+}
+
+std::uint32_t Scheduler::blocks_in_flight(const Sequence& head, std::uint32_t hit) const {
+  // Keys chain their parents, so equal keys at block i mean equal prompts up
+  // to the end of block i. A running prefill lists its whole prompt blocks
+  // chunk by chunk (listed_blocks of them so far); those the head could be
+  // served (servable_blocks) past its hit that such a sequence shares but
+  // has not listed yet are in flight. Cancelled sequences are dropped before
+  // admission, so they never hold a head back.
+  const std::size_t servable =
+      std::min(head.prompt_keys.size(), index_->servable_blocks(head.prompt_length));
+  std::uint32_t in_flight = 0;
+  for (const Sequence& sequence : running_) {
+    if (!sequence.prefilling() || sequence.cancelled) continue;
+    std::size_t shared = hit;
+    const std::size_t limit = std::min(servable, sequence.prompt_keys.size());
+    while (shared < limit && sequence.prompt_keys[shared] == head.prompt_keys[shared]) ++shared;
+    const std::size_t computed = std::max<std::size_t>(hit, sequence.listed_blocks);
+    if (shared > computed) {
+      in_flight = std::max(in_flight, static_cast<std::uint32_t>(shared - computed));
+    }
+  }
+  return in_flight;
 }
 
 void Scheduler::list_computed_prompt_blocks(Sequence& sequence) {

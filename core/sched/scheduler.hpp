@@ -20,7 +20,9 @@
 // up the whole prompt blocks other sequences computed, lists them at the
 // start of the newcomer's block table and promises only the rest; blocks
 // only the cache holds count as available and are evicted, least recently
-// used first, when free ones are short.
+// used first, when free ones are short. A head whose next prompt blocks a
+// running sequence is still computing waits for them instead (FIFO holds, so
+// the requests behind it wait too).
 #pragma once
 
 #include <cstdint>
@@ -107,7 +109,9 @@ class Scheduler {
 
   // The next step. Running sequences each get a decode row; prefilling ones,
   // then newly admitted ones (FIFO: the queue's head or nobody), get chunks
-  // while the budgets last.
+  // while the budgets last. With a prefix cache the head is not admitted
+  // while a running sequence's prefill is still computing prompt blocks it
+  // shares past the head's hit.
   StepPlan plan();
 
   // Applies the results of the latest plan's rows (one per row, in order):
@@ -135,6 +139,7 @@ class Scheduler {
     bool resident = false;       // a completed step sent it to the engine
     bool cancelled = false;
     std::vector<std::int32_t> prompt;  // with a prefix cache only
+    std::vector<BlockKey> prompt_keys; // its whole prompt blocks' keys, likewise
     std::uint32_t listed_blocks = 0;   // its whole prompt blocks the cache lists
     bool prefilling() const { return cached < prompt_length; }
   };
@@ -142,6 +147,7 @@ class Scheduler {
   std::uint32_t lifetime_blocks(std::uint32_t prompt_length, std::uint32_t max_new_tokens) const;
   bool take_blocks(Sequence& head, std::span<const BlockId> cached);
   void list_computed_prompt_blocks(Sequence& sequence);
+  std::uint32_t blocks_in_flight(const Sequence& head, std::uint32_t hit) const;
   void drop_cancelled();
   void end(Sequence& sequence);
   void cover_positions(Sequence& sequence, std::uint32_t positions);

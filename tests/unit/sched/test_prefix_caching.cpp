@@ -3,7 +3,8 @@
 // others compute everything (miss); shared blocks are counted once and held
 // until the last holder lets go, then stay cached (evictable, least recently
 // used first) rather than free; a hit backs off so that at least two prompt
-// tokens are computed; cancellation gives back exactly the sequence's own
+// tokens are computed; a head waits for shared blocks a running prefill is
+// still computing; cancellation gives back exactly the sequence's own
 // references.
 #include <catch2/catch.hpp>
 
@@ -109,11 +110,107 @@ TEST_CASE("prefix cache: only blocks whose prefill completed are shared") {
   StepPlan plan = scheduler.plan();  // 12 of its 20 tokens
   REQUIRE(submit(scheduler, 2, prompt, 2).accepted());
   complete_continuing(scheduler, plan);
-  // Three of sequence 1's blocks are computed: the newcomer starts after
-  // them and computes the rest itself, while sequence 1 computes it too.
+  // Three of sequence 1's blocks are computed; the fourth, which a hit may
+  // serve too, is still in flight: the newcomer waits for it.
   plan = scheduler.plan();
   CHECK(row_of(plan, 1)->start_position == 12);
-  CHECK(start_of(plan, 2) == 12);
+  CHECK(row_of(plan, 2) == nullptr);
+  CHECK(scheduler.state_of(2) == SequenceState::waiting);
+  complete_continuing(scheduler, plan);
+  plan = scheduler.plan();
+  CHECK(start_of(plan, 2) == 16);  // four blocks served, two tokens computed
+  complete_continuing(scheduler, plan);
+  CHECK(scheduler.stats().prompt_tokens_computed == 20 + 4);
+}
+
+TEST_CASE("prefix cache: a head waits for the shared blocks a running prefill computes") {
+  Scheduler scheduler(roomy_limits(), kCache);
+  const std::vector<std::int32_t> system = tokens(8);
+  REQUIRE(submit(scheduler, 1, joined(system, tokens(3, 500)), 4).accepted());
+  REQUIRE(submit(scheduler, 2, joined(system, tokens(5, 600)), 4).accepted());
+  REQUIRE(submit(scheduler, 3, tokens(6, 700), 4).accepted());  // behind it: FIFO
+  StepPlan plan = scheduler.plan();
+  // The budget (32 tokens) holds all three prompts, but sequence 1 is still
+  // computing the two blocks sequence 2 shares: 2 waits, and 3 behind it.
+  REQUIRE(row_of(plan, 1) != nullptr);
+  CHECK(row_of(plan, 2) == nullptr);
+  CHECK(row_of(plan, 3) == nullptr);
+  CHECK(scheduler.state_of(2) == SequenceState::waiting);
+  SchedulerStats stats = scheduler.stats();
+  CHECK(stats.waiting == 2);
+  CHECK(stats.blocks_held + stats.blocks_promised == 4);  // sequence 1's alone
+  complete_continuing(scheduler, plan);
+
+  plan = scheduler.plan();
+  CHECK(start_of(plan, 2) == 8);  // the shared blocks, now computed, are hits
+  CHECK(start_of(plan, 3) == 0);
+  complete_continuing(scheduler, plan);
+  stats = scheduler.stats();
+  CHECK(stats.prompt_tokens_cached == 8);
+  CHECK(stats.prompt_tokens_computed == 11 + 5 + 6);
+  // Sequence 1: 14 positions = 4 blocks; sequence 2: the 2 shared + 2 own;
+  // sequence 3: 9 positions = 3 blocks.
+  CHECK(stats.blocks_held + stats.blocks_promised == 4 + 2 + 3);
+
+  run_all(scheduler);
+  stats = scheduler.stats();
+  CHECK(stats.blocks_held == 0);
+  CHECK(stats.blocks_promised == 0);
+  CHECK(stats.blocks_cached == 2 + 1 + 1);  // shared, sequence 2's third, sequence 3's
+}
+
+TEST_CASE("prefix cache: a head with no shared prefix in flight is not delayed") {
+  Scheduler scheduler(roomy_limits(), kCache);
+  const std::vector<std::int32_t> first = tokens(10);
+  REQUIRE(submit(scheduler, 1, first, 2).accepted());
+  // A different prompt, and one sharing less than a whole block with it.
+  REQUIRE(submit(scheduler, 2, tokens(8, 700), 2).accepted());
+  REQUIRE(submit(scheduler, 3, joined(tokens(3), tokens(6, 800)), 2).accepted());
+  const StepPlan plan = scheduler.plan();
+  CHECK(start_of(plan, 1) == 0);
+  CHECK(start_of(plan, 2) == 0);
+  CHECK(start_of(plan, 3) == 0);
+}
+
+TEST_CASE("prefix cache: cancelling the sequence computing a shared prefix frees its waiter") {
+  SchedulerLimits limits = roomy_limits();
+  limits.max_step_tokens = 16;
+  Scheduler scheduler(limits, kCache);
+  const std::vector<std::int32_t> prompt = tokens(40);  // ten blocks, three chunks
+  REQUIRE(submit(scheduler, 1, prompt, 4).accepted());
+  REQUIRE(submit(scheduler, 2, joined(prompt, tokens(4, 900)), 2).accepted());
+  for (int step = 0; step < 2; ++step) {  // sequence 1's first 32 tokens
+    const StepPlan plan = scheduler.plan();
+    CHECK(row_of(plan, 2) == nullptr);
+    complete_continuing(scheduler, plan);
+  }
+  REQUIRE(scheduler.state_of(2) == SequenceState::waiting);
+
+  SECTION("without cancellation it waits while the budget has room") {
+    StepPlan plan = scheduler.plan();  // sequence 1's last 8 tokens; 8 left
+    CHECK(row_of(plan, 1)->token_count == 8);
+    CHECK(row_of(plan, 2) == nullptr);
+    complete_continuing(scheduler, plan);
+    plan = scheduler.plan();
+    CHECK(start_of(plan, 2) == 40);
+    run_all(scheduler);
+    CHECK(scheduler.stats().prompt_tokens_computed == 40 + 4);
+  }
+  SECTION("cancelled, the waiter computes the rest of the prefix itself") {
+    CHECK(scheduler.cancel(1));
+    StepPlan plan = scheduler.plan();
+    CHECK(plan.to_free == std::vector<SequenceId>{1});
+    const StepRow* row = row_of(plan, 2);
+    REQUIRE(row != nullptr);
+    CHECK(row->start_position == 32);  // the eight blocks sequence 1 listed
+    CHECK(row->token_count == 12);
+    run_all(scheduler);
+    const SchedulerStats stats = scheduler.stats();
+    CHECK(stats.prompt_tokens_computed == 32 + 12);
+    CHECK(stats.blocks_held == 0);
+    CHECK(stats.blocks_promised == 0);
+    CHECK(stats.blocks_cached == 11);  // 44 prompt tokens' whole blocks
+  }
 }
 
 TEST_CASE("prefix cache: a hit always leaves at least two prompt tokens to compute") {
