@@ -10,15 +10,6 @@ const char* answer_route_name(AnswerKind kind) {
                                                     : openai::Route::completions);
 }
 
-namespace {
-
-// A finished answer: 200, or 499 when the client left before its end.
-void count_done(ServeMetrics& metrics, AnswerKind kind, const http::ResponseWriter& writer) {
-  metrics.request_done(answer_route_name(kind), writer.client_gone() ? kClientClosedStatus : 200);
-}
-
-}  // namespace
-
 WholeAnswerSink::WholeAnswerSink(AnswerKind kind, openai::AnswerMeta meta, bool logprobs,
                                  std::optional<std::vector<std::int32_t>> prompt_ids,
                                  std::shared_ptr<http::ResponseWriter> writer, ServeMetrics& metrics)
@@ -45,7 +36,7 @@ void WholeAnswerSink::output(const StepOutput& out, const openai::Usage& usage) 
   response.body = openai::dump(body);
   // Each answer is counted before its last bytes go out: a client that reads
   // it and then scrapes /metrics finds it there.
-  count_done(metrics_, kind_, *writer_);
+  metrics_.request_done(answer_route_name(kind_), answered_status(*writer_));
   writer_->send(std::move(response));
 }
 
@@ -93,7 +84,7 @@ void StreamSink::output(const StepOutput& out, const openai::Usage& usage) {
                                : completion_->content(out.text, out.logprobs));
   }
   if (!out.finished) return;
-  count_done(metrics_, kind_, *writer_);
+  metrics_.request_done(answer_route_name(kind_), answered_status(*writer_));
   writer_->write_chunk(chat_ ? chat_->finish(*out.finished, usage)
                              : completion_->finish(*out.finished, usage));
   writer_->end_stream();

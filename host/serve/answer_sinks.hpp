@@ -22,6 +22,13 @@ enum class AnswerKind { chat, completion };
 // (nginx's "client closed request").
 inline constexpr int kClientClosedStatus = 499;
 
+// The status counted for an answer about to be sent (counted first, so a
+// client that reads it and then scrapes /metrics finds it there): 200, or
+// kClientClosedStatus when its client has already left.
+inline int answered_status(const http::ResponseWriter& writer) {
+  return writer.client_gone() ? kClientClosedStatus : 200;
+}
+
 class WholeAnswerSink : public JobSink {
  public:
   // `prompt_ids`: set when the request asked for token ids (return_token_ids).

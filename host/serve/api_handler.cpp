@@ -79,7 +79,7 @@ void ApiHandler::handle(http::Request request, std::shared_ptr<http::ResponseWri
 
 void ApiHandler::answer(Route route, const std::shared_ptr<http::ResponseWriter>& writer,
                         http::Response response) {
-  metrics_.request_done(openai::route_name(route), writer->client_gone() ? kClientClosedStatus : 200);
+  metrics_.request_done(openai::route_name(route), answered_status(*writer));
   writer->send(std::move(response));
 }
 
