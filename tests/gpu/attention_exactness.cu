@@ -8,7 +8,8 @@
 // Ragged lengths (1, 31, 32, 33, 100, 600, 1100: block and slice edges),
 // scrambled block tables, GQA (8 query heads over 2 kv heads), head_dim 16
 // and 128. A wrong mask, block lookup, slot, head mapping or slice merge
-// changes the bits.
+// changes the bits. Then prefill rows with random inputs: the same bits
+// computed together, one at a time and interleaved with another sequence.
 //   attention_exactness [SUMMARY_JSON]
 #include <cuda_runtime.h>
 
@@ -200,6 +201,87 @@ void run_case(int length, int head_dim, bool peaked, std::mt19937& rng) {
   cudaFree(d_tickets);
 }
 
+// Prefill rows computed together, each alone, and among another sequence's
+// rows give the same bits: with random fp32 inputs a row's result must not
+// depend on which rows share its tile (tensor-core tiles, masked keys).
+void run_batch_invariance(int head_dim, std::mt19937& rng) {
+  const HeadShape shape{8, 2, head_dim};
+  const int length = 300;
+  const int max_blocks = (length + kKvBlockTokens - 1) / kKvBlockTokens;
+  const int pool_blocks = 2 * max_blocks;
+  const size_t pool_floats = size_t(pool_blocks) * shape.kv_heads * kKvBlockTokens * head_dim;
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::vector<float> keys(pool_floats), values(pool_floats);
+  for (float& x : keys) x = normal(rng);
+  for (float& x : values) x = normal(rng);
+  std::vector<int32_t> table(pool_blocks);  // slot 0: blocks 0.., slot 1: the rest, shuffled
+  std::iota(table.begin(), table.end(), 0);
+  std::shuffle(table.begin(), table.end(), rng);
+  const int qkv_stride = (shape.heads + 2 * shape.kv_heads) * head_dim;
+  // 100 rows of slot 0 (positions 200..299) and 70 rows of slot 1 (0..69).
+  std::vector<RowMeta> own, mixed;
+  for (int p = 200; p < length; ++p) own.push_back({0, p, 0, 200});
+  for (size_t i = 0; i < own.size(); ++i) {
+    mixed.push_back(own[i]);
+    if (i < 70) mixed.push_back({0, int(i), 1, 0});
+  }
+  std::vector<float> qkv_own(own.size() * qkv_stride), qkv_mixed(mixed.size() * qkv_stride);
+  for (float& x : qkv_own) x = normal(rng);
+  for (size_t i = 0, r = 0; r < mixed.size(); ++r) {
+    float* row = qkv_mixed.data() + r * qkv_stride;
+    if (mixed[r].slot == 0) {
+      std::copy_n(qkv_own.data() + i * qkv_stride, qkv_stride, row);
+      ++i;
+    } else {
+      for (int k = 0; k < qkv_stride; ++k) row[k] = normal(rng);
+    }
+  }
+  float* d_keys = device_copy(keys);
+  float* d_values = device_copy(values);
+  int32_t* d_table = device_copy(table);
+  const PagedKv kv{d_keys, d_values, d_table, max_blocks, shape.kv_heads, head_dim};
+  const float scale = 1.0f / std::sqrt(float(head_dim));
+  const size_t row_out = size_t(shape.heads) * head_dim;
+  auto run = [&](const std::vector<RowMeta>& rows, const std::vector<float>& qkv) {
+    RowMeta* d_rows = device_copy(rows);
+    float* d_qkv = device_copy(qkv);
+    float* d_out = nullptr;
+    CHECK_CUDA(cudaMalloc(&d_out, rows.size() * row_out * sizeof(float)));
+    CHECK_CUDA(launch_attention_prefill(d_qkv, qkv_stride, d_rows, int(rows.size()), shape, kv,
+                                        scale, d_out, 0));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<float> got = host_copy(d_out, rows.size() * row_out);
+    cudaFree(d_rows);
+    cudaFree(d_qkv);
+    cudaFree(d_out);
+    return got;
+  };
+  const std::vector<float> together = run(own, qkv_own);
+  const std::vector<float> among = run(mixed, qkv_mixed);
+  size_t bad_alone = 0, bad_among = 0, count = 0;
+  for (size_t i = 0, r = 0; r < mixed.size(); ++r) {
+    if (mixed[r].slot != 0) continue;
+    const float* expect = together.data() + i * row_out;
+    const std::vector<float> alone = run({own[i]}, std::vector<float>(
+        qkv_own.begin() + i * qkv_stride, qkv_own.begin() + (i + 1) * qkv_stride));
+    for (size_t k = 0; k < row_out; ++k) {
+      bad_alone += same_bits(alone[k], expect[k]) ? 0 : 1;
+      bad_among += same_bits(among[r * row_out + k], expect[k]) ? 0 : 1;
+      count += std::isfinite(expect[k]) ? 1 : 0;
+    }
+    ++i;
+  }
+  char name[160];
+  std::snprintf(name, sizeof name, "attention prefill rows alone = together, head_dim=%d", head_dim);
+  report(name, bad_alone + (count == own.size() * row_out ? 0 : 1), own.size() * row_out);
+  std::snprintf(name, sizeof name, "attention prefill rows among another sequence's, head_dim=%d",
+                head_dim);
+  report(name, bad_among, own.size() * row_out);
+  cudaFree(d_keys);
+  cudaFree(d_values);
+  cudaFree(d_table);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -207,6 +289,7 @@ int main(int argc, char** argv) {
   for (int head_dim : {16, 128})
     for (int length : {1, 31, 32, 33, 100, 600, 1100})
       for (bool peaked : {false, true}) run_case(length, head_dim, peaked, rng);
+  for (int head_dim : {16, 64, 128}) run_batch_invariance(head_dim, rng);
   std::printf("attention: %d cases, %d failed\n", cases, failed);
   if (argc > 1) {
     if (FILE* f = std::fopen(argv[1], "w")) {

@@ -163,7 +163,7 @@ cp "$BUILD_DIR"/test-plugins/libalgenta_cuda_sm90a_mutant_*.so "$vendor/libalgen
 "$sign" keygen --private "$mutants/k" --public "$mutants/k.pub" >>"$results/mutants.log" 2>&1
 "$sign" trust --public "$mutants/k.pub" --keyring "$mutants/keyring" >>"$results/mutants.log" 2>&1
 "$sign" sign --key "$mutants/k" --plugins "$mutants/plugins/mutants" >>"$results/mutants.log" 2>&1
-for bug in rope gqa kv gemm_lo; do
+for bug in rope gqa kv gemm_lo attn_lo; do
   verify "mutant_$bug" "cuda_sm90a_mutant_$bug" qwen3 \
     --plugins-root "$mutants/plugins" --keyring "$mutants/keyring"
   rc=$?

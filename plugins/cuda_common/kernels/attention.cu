@@ -1,7 +1,9 @@
 // Causal attention over the paged cache, flash style: keys are visited in
 // fixed blocks of kKvBlockTokens from position 0 with an online softmax, so
 // no score matrix is ever stored (workspace is O(rows x heads x head_dim)).
-// Prefill: one warp per (row, query head). Decode: one warp per (row, query
+// Prefill runs on tensor cores where the target has bf16 mma.sync
+// (attention_prefill_mma.cu); otherwise, and below, one warp per (row, query
+// head). Decode: one warp per (row, query
 // head, block), merged in block order. In both, lane j scores key j of a
 // block (staged in shared memory by the whole warp), the block's max and
 // sum use the fixed butterfly, and every lane then accumulates its head_dim
@@ -12,12 +14,10 @@
 #include <cfloat>
 #include <type_traits>
 
+#include "attention_prefill_mma.hpp"
+#include "kv_head.cuh"
 #include "launch.hpp"
 #include "warp_reduce.cuh"
-
-#ifndef ALGENTA_CUDA_PLANTED_BUG
-#define ALGENTA_CUDA_PLANTED_BUG 0
-#endif
 
 namespace algenta::cuda {
 namespace {
@@ -29,14 +29,6 @@ struct RunningSoftmax {
   float sum = 0.f;
   float acc[kMaxHeadDimPerLane] = {};
 };
-
-__device__ __forceinline__ int kv_head_of(int head, const HeadShape& shape) {
-#if ALGENTA_CUDA_PLANTED_BUG == 2
-  return head % shape.kv_heads;  // planted: interleaved instead of grouped
-#else
-  return head / (shape.heads / shape.kv_heads);
-#endif
-}
 
 __device__ __forceinline__ const float* block_base(const float* base, const PagedKv& kv, int slot,
                                                    int kv_head, int block_index) {
@@ -545,6 +537,10 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
                                      float* out, cudaStream_t stream) {
   if (row_count == 0) return cudaSuccess;
   if (!shape_ok(shape)) return cudaErrorInvalidValue;
+  if (prefill_mma_applies(shape, vector_rows(shape, kv))) {
+    return launch_attention_prefill_mma(qkv, qkv_stride, rows, row_count, shape, kv, scale, out,
+                                        stream);
+  }
   if (shape.head_dim <= kTileHeadDim) {
     const dim3 grid((row_count + kPrefillRows - 1) / kPrefillRows, shape.heads);
     if (vector_rows(shape, kv)) {
