@@ -2,7 +2,8 @@
 # A first `bench` on the H200: verify cuda_sm90a on a fixture (bench runs
 # only verified builds), then Qwen3-0.6B and Llama-3.2-1B shapes from
 # synthetic weights, exact policy.
-#   tests/gpu/bench_quick.sh RESULTS_DIR     (CONFIGS: the shapes, by fixture name)
+#   tests/gpu/bench_quick.sh RESULTS_DIR     (CONFIGS: the shapes, by fixture name;
+#   SHAPES: the prompt lengths, 256,1024)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 results=${1:?usage: tests/gpu/bench_quick.sh RESULTS_DIR}
@@ -15,7 +16,7 @@ h verify --model "$work/qwen3" --plugin cuda_sm90a --lengths 256 --tokens 32 \
 echo "verify exit $?: $(grep -o 'PASSED.*\|FAILED.*' "$results/verify.log" | head -1)"
 for config in ${CONFIGS:-Qwen3-0.6B Llama-3.2-1B}; do
   h bench --plugin cuda_sm90a --synthetic-weights 1 --config "tests/fixtures/configs/$config/config.json" \
-    --shapes 256,1024 --gen 64 --runs 3 --json "$results/bench_$config.json" >"$results/bench_$config.log" 2>&1
+    --shapes "${SHAPES:-256,1024}" --gen 64 --runs 3 --json "$results/bench_$config.json" >"$results/bench_$config.log" 2>&1
   echo "bench $config exit $?"; cat "$results/bench_$config.log" | tail -12
 done
 rm -rf "$work"
