@@ -107,13 +107,13 @@ std::size_t plan_kv_blocks(std::uint64_t requested_bytes, std::uint64_t weight_b
                                                           pass.max_blocks));
 }
 
-// The CUDA engines take the host's block tables only with
-// ALGENTA_CUDA_HOST_BLOCKS=1 until that path has been through the gates on a
-// card (tests/gpu/host_tables_quick.sh); otherwise they decline the offer
-// and keep their own cache, as the verified engine does.
+// The CUDA engines take the host's block tables when offered (checked on a
+// card by tests/gpu/engine_checks and the prefix-cache test);
+// ALGENTA_CUDA_HOST_BLOCKS=0 makes them decline the offer and keep their
+// own cache, as a 1.0 engine does.
 bool host_block_tables_enabled() {
   const char* value = std::getenv("ALGENTA_CUDA_HOST_BLOCKS");
-  return value != nullptr && std::strcmp(value, "1") == 0;
+  return value == nullptr || std::strcmp(value, "0") != 0;
 }
 
 bool engine_log_enabled() {

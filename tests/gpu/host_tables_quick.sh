@@ -11,8 +11,6 @@ results=${1:?usage: tests/gpu/host_tables_quick.sh RESULTS_DIR}
 source tests/gpu/common.sh
 model="$work/qwen3"
 h prepare tests/fixtures/oracle/qwen3 --out "$model" --dtype bf16 >"$results/prepare.log" 2>&1
-# The CUDA engines take the host's tables only with this set (until checked here).
-export ALGENTA_CUDA_HOST_BLOCKS=1
 run_logged engine_checks "$BUILD_DIR/bin/engine_checks" \
   "$BUILD_DIR/lib/algenta/plugins/vendor/libalgenta_cuda_sm90a.so" "$model"
 checks_rc=$?

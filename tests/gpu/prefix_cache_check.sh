@@ -22,7 +22,7 @@ if ! "$python" -c "import numpy, openai, prometheus_client, pytest, safetensors,
   record "prefix_cache_$plugin" 1 "$python lacks tests/requirements.txt (see prefix_cache.log)"
   exit 1
 fi
-run_logged prefix_cache env ALGENTA_CUDA_HOST_BLOCKS=1 ALGENTA_HOST="$(readlink -f "$host")" ALGENTA_SERVE_PLUGIN="$plugin" \
+run_logged prefix_cache env ALGENTA_HOST="$(readlink -f "$host")" ALGENTA_SERVE_PLUGIN="$plugin" \
   ALGENTA_FIXTURES="$PWD/tests/fixtures" \
   "$python" -m pytest -q -p no:cacheprovider tests/integration/serve/test_prefix_cache.py
 rc=$?

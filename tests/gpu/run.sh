@@ -174,9 +174,7 @@ done
 checks_bin="$BUILD_DIR/bin/engine_checks"
 for c in qwen3 qwen3_0p6b; do
   [[ -d "$models/$c" ]] || continue
-  # ALGENTA_CUDA_HOST_BLOCKS=1: the engine takes the host's block tables
-  # (off by default until these checks pass on a card).
-  run_logged "engine_checks_$c" env ALGENTA_CUDA_HOST_BLOCKS=1 "$checks_bin" \
+  run_logged "engine_checks_$c" "$checks_bin" \
     "$vendor/libalgenta_cuda_sm90a.so" "$models/$c"
   record "engine_checks_$c" $? "$(grep -c PASS "$results/engine_checks_$c.log") passed, $(grep -c FAIL "$results/engine_checks_$c.log") failed"
 done
