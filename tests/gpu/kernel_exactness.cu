@@ -8,7 +8,8 @@
 //  - invariant: real random values, where the order does matter; row m
 //    computed alone (M = 1) must be bit-identical to the same row inside
 //    M = 8 and M = 64 batches, and the 16-byte and scalar load paths (same K,
-//    unaligned copies of the same data) must agree bit for bit.
+//    unaligned copies of the same data) must agree bit for bit; and the
+//    same at every decode GEMM shape of the three benchmarked configs.
 // Prints one line per case; exits non-zero on any mismatch.
 #include <cuda_runtime.h>
 
@@ -144,6 +145,33 @@ void compare_rows(const std::string& name, const std::vector<float>& a, const st
   report(name, bad, static_cast<size_t>(rows) * N, worst);
 }
 
+// Against a double reference (order-dependent, so not exact): x enters as
+// hi + lo Element halves (~2^-16 relative) and the tensor cores sum in their
+// own way, hence a looser bound than plain fp32 FMAs. Columns 0, step, 2 step
+// ... of rows [0, rows).
+void report_accuracy(const std::string& name, const std::vector<float>& xf,
+                     const std::vector<Element>& we, const std::vector<float>& y, int rows, int N,
+                     int K, int step) {
+  double worst_rel = 0;
+  for (int m = 0; m < rows; ++m)
+    for (int n = 0; n < N; n += step) {
+      double s = 0, mag = 0;
+      for (int k = 0; k < K; ++k) {
+        const double p = double(xf[static_cast<size_t>(m) * K + k]) *
+                         double(static_cast<float>(we[static_cast<size_t>(n) * K + k]));
+        s += p;
+        mag += std::fabs(p);
+      }
+      const double rel = std::fabs(y[static_cast<size_t>(m) * N + n] - s) / (mag + 1e-30);
+      if (!(rel <= worst_rel)) worst_rel = rel;
+    }
+  const double bound = 1e-5;  // measured on the H200: 2.2e-6 at K = 4096
+  const bool close = worst_rel < bound;
+  g_results.push_back({name, close, 0.0});
+  std::printf("%-52s %s  worst error %.3g of sum|x*w| (bound %.0e)\n", name.c_str(),
+              close ? "PASS" : "FAIL", worst_rel, bound);
+}
+
 // Real random values (fp32 x that bf16 cannot hold), where the summation
 // order changes the last bits.
 void invariance_cases(std::mt19937& rng) {
@@ -188,28 +216,71 @@ void invariance_cases(std::mt19937& rng) {
       compare_rows(name, y64, ys, kMaxM, N);
     }
 
-    // Against a double reference (order-dependent, so not exact): x enters
-    // as hi + lo Element halves (~2^-16 relative) and the tensor cores sum
-    // in their own way, hence a looser bound than plain fp32 FMAs.
-    double worst_rel = 0;
-    for (int m = 0; m < kMaxM; ++m)
-      for (int n = 0; n < N; ++n) {
-        double s = 0, mag = 0;
-        for (int k = 0; k < K; ++k) {
-          const double p = double(xf[static_cast<size_t>(m) * K + k]) *
-                           double(static_cast<float>(we[static_cast<size_t>(n) * K + k]));
-          s += p;
-          mag += std::fabs(p);
-        }
-        const double rel = std::fabs(y64[static_cast<size_t>(m) * N + n] - s) / (mag + 1e-30);
-        if (!(rel <= worst_rel)) worst_rel = rel;
-      }
-    const double bound = 1e-5;  // measured on the H200: 2.2e-6 at K = 4096
-    const bool close = worst_rel < bound;
     std::snprintf(name, sizeof name, "mma_gemm accuracy K=%d M=64 vs double", K);
-    g_results.push_back({name, close, 0.0});
-    std::printf("%-52s %s  worst error %.3g of sum|x*w| (bound %.0e)\n", name,
-                close ? "PASS" : "FAIL", worst_rel, bound);
+    report_accuracy(name, xf, we, y64, kMaxM, N, K, 1);
+  }
+}
+
+// Every decode GEMM shape of the three benchmarked configs
+// (tests/fixtures/configs: Qwen3-0.6B, Llama-3.2-1B, Qwen2.5-7B-Instruct),
+// with the engine's fused q/k/v and gate/up weights and the lm_head: a row
+// alone equals the same row among 8 and among 64 (the decode buckets'
+// ends), and 8 rows are within the accuracy bound of a double reference on
+// 97 columns spread over N.
+struct GemmShape {
+  const char* config;
+  const char* weight;
+  int N;
+  int K;
+};
+
+void model_shape_cases(std::mt19937& rng) {
+  const GemmShape shapes[] = {
+      {"Qwen3-0.6B", "qkv", (16 + 2 * 8) * 128, 1024},
+      {"Qwen3-0.6B", "o_proj", 1024, 16 * 128},
+      {"Qwen3-0.6B", "gate_up", 2 * 3072, 1024},
+      {"Qwen3-0.6B", "down_proj", 1024, 3072},
+      {"Qwen3-0.6B", "lm_head", 151936, 1024},
+      {"Llama-3.2-1B", "qkv", (32 + 2 * 8) * 64, 2048},
+      {"Llama-3.2-1B", "o_proj", 2048, 32 * 64},
+      {"Llama-3.2-1B", "gate_up", 2 * 8192, 2048},
+      {"Llama-3.2-1B", "down_proj", 2048, 8192},
+      {"Llama-3.2-1B", "lm_head", 128256, 2048},
+      {"Qwen2.5-7B", "qkv", (28 + 2 * 4) * 128, 3584},
+      {"Qwen2.5-7B", "o_proj", 3584, 28 * 128},
+      {"Qwen2.5-7B", "gate_up", 2 * 18944, 3584},
+      {"Qwen2.5-7B", "down_proj", 3584, 18944},
+      {"Qwen2.5-7B", "lm_head", 152064, 3584},
+  };
+  std::normal_distribution<float> normal(0.f, 1.f);
+  for (const GemmShape& shape : shapes) {
+    const int N = shape.N, K = shape.K;
+    std::vector<float> xf(static_cast<size_t>(kMaxM) * K);
+    for (float& v : xf) v = normal(rng);
+    // Up to 545 M weights: a cheap generator (uniform in [-0.1, 0.1)).
+    std::vector<Element> we(static_cast<size_t>(N) * K);
+    uint64_t state = rng();
+    for (Element& v : we) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      v = static_cast<Element>(0.1f * (static_cast<float>(state >> 40) / 8388608.0f - 1.0f));
+    }
+    DeviceBuffer<float> x(xf.size());
+    DeviceBuffer<Element> w(we.size());
+    upload(x.ptr, xf);
+    upload(w.ptr, we);
+    const std::vector<float> y1 = run_gemm(x.ptr, w.ptr, 1, N, K);
+    const std::vector<float> y8 = run_gemm(x.ptr, w.ptr, 8, N, K);
+    const std::vector<float> y64 = run_gemm(x.ptr, w.ptr, kMaxM, N, K);
+    char name[96];
+    std::snprintf(name, sizeof name, "mma_gemm %s %s N=%d K=%d: M=1 vs M=8", shape.config,
+                  shape.weight, N, K);
+    compare_rows(name, y1, y8, 1, N);
+    std::snprintf(name, sizeof name, "mma_gemm %s %s N=%d K=%d: M=8 vs M=64", shape.config,
+                  shape.weight, N, K);
+    compare_rows(name, y8, y64, 8, N);
+    std::snprintf(name, sizeof name, "mma_gemm %s %s accuracy M=8 vs double", shape.config,
+                  shape.weight);
+    report_accuracy(name, xf, we, y8, 8, N, K, N / 97 + 1);
   }
 }
 
@@ -243,6 +314,7 @@ int main(int argc, char** argv) {
   std::mt19937 rng(20240611);
   exact_cases(rng);
   invariance_cases(rng);
+  model_shape_cases(rng);
 
   size_t failed = 0;
   double worst = 0;
