@@ -2,6 +2,9 @@
 // Loading the plugin does no CUDA work, so the host can read the descriptor
 // on any machine; the engine (cuda_engine.hpp) touches the GPU at open.
 #include <iterator>
+#include <type_traits>
+
+#include <cuda_bf16.h>
 
 #include "algenta/plugin_abi.h"
 #include "cuda_engine.hpp"
@@ -41,11 +44,15 @@ constexpr AlgentaKernelInfo kKernels[] = {
     ALGENTA_KERNEL("cublasLt_matmul_pinned", "gemm", "../lt_gemm.cpp"),
     ALGENTA_KERNEL("split_hi_lo_kernel", "elementwise", "elementwise.cu"),
     ALGENTA_KERNEL("qkv_rope_cache_kernel", "rope", "qkv_rope_cache.cu"),
+    ALGENTA_KERNEL("attention_prefill_tiled_kernel", "attention", "attention.cu"),
     ALGENTA_KERNEL("attention_prefill_kernel", "attention", "attention.cu"),
-    ALGENTA_KERNEL("attention_decode_slices_kernel", "attention", "attention.cu"),
-    ALGENTA_KERNEL("attention_decode_merge_kernel", "attention", "attention.cu"),
+    ALGENTA_KERNEL("attention_decode_kernel", "attention", "attention.cu"),
     ALGENTA_KERNEL("swiglu_kernel", "activation", "elementwise.cu"),
+    // Last: launched only where bf16 mma.sync exists (not on sm_75's f16 build).
+    ALGENTA_KERNEL("attention_prefill_mma_kernel", "attention", "attention_prefill_mma.cu"),
 };
+constexpr std::size_t kKernelCount =
+    std::size(kKernels) - (std::is_same_v<TargetPolicy::Element, __nv_bfloat16> ? 0 : 1);
 
 #undef ALGENTA_KERNEL
 
@@ -69,7 +76,7 @@ constexpr AlgentaDescriptor kDescriptor = {
     .fact_range_count = std::size(kFactRanges),
     .fact_range_stride = sizeof(AlgentaFactRange),
     .kernels = kKernels,
-    .kernel_count = std::size(kKernels),
+    .kernel_count = kKernelCount,
     .kernel_stride = sizeof(AlgentaKernelInfo),
     .precisions = kPrecisions,
     .precision_count = std::size(kPrecisions),
