@@ -15,7 +15,7 @@
 #include <type_traits>
 
 #include "attention_prefill_mma.hpp"
-#include "kv_head.cuh"
+#include "attention_common.cuh"
 #include "launch.hpp"
 #include "warp_reduce.cuh"
 
@@ -308,10 +308,6 @@ __device__ void stage_tile(const PagedKv& kv, int slot, int kv_head, int block, 
   }
 }
 
-__device__ __forceinline__ RowMeta tile_row(const RowMeta* rows, int row_count, int index) {
-  return index < row_count ? rows[index] : RowMeta{0, -1, -1, 0};
-}
-
 template <bool kVec>
 __global__ void __launch_bounds__(kPrefillRows * 32)
     attention_prefill_tiled_kernel(const float* __restrict__ qkv, int qkv_stride,
@@ -327,7 +323,7 @@ __global__ void __launch_bounds__(kPrefillRows * 32)
   const int hd = shape.head_dim;
   const int kv_head = kv_head_of(head, shape);
   const int first_row = blockIdx.x * kPrefillRows;
-  const RowMeta row = tile_row(rows, row_count, first_row + warp);
+  const RowMeta row = row_or_padding(rows, row_count, first_row + warp);
   const bool active = row.position >= 0;
   if (active) {
     const float* source = qkv + static_cast<int64_t>(first_row + warp) * qkv_stride + head * hd;
@@ -336,12 +332,12 @@ __global__ void __launch_bounds__(kPrefillRows * 32)
   RunningSoftmax state;
   // Each sequence of the tile once, in the order its first row appears.
   for (int leader = 0; leader < kPrefillRows; ++leader) {
-    const RowMeta lead = tile_row(rows, row_count, first_row + leader);
+    const RowMeta lead = row_or_padding(rows, row_count, first_row + leader);
     if (lead.position < 0) continue;
     bool seen = false;
     int last = -1;
     for (int e = 0; e < kPrefillRows; ++e) {
-      const RowMeta other = tile_row(rows, row_count, first_row + e);
+      const RowMeta other = row_or_padding(rows, row_count, first_row + e);
       if (other.position < 0 || other.slot != lead.slot) continue;
       if (e < leader) seen = true;
       last = max(last, other.position);

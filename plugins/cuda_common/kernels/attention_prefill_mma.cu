@@ -25,7 +25,7 @@
 #include <type_traits>
 
 #include "attention_prefill_mma.hpp"
-#include "kv_head.cuh"
+#include "attention_common.cuh"
 #include "launch.hpp"
 
 namespace algenta::cuda {
@@ -257,10 +257,6 @@ __device__ void attend_block(const Stage<kHeadDim>& stage, int base, const int (
                  Halves{load_pair(hi + 8), load_pair(lo + 8)});
     }
   }
-}
-
-__device__ __forceinline__ RowMeta row_or_padding(const RowMeta* rows, int row_count, int index) {
-  return index < row_count ? rows[index] : RowMeta{0, -1, -1, 0};
 }
 
 #endif  // ALGENTA_PREFILL_MMA

@@ -1,5 +1,5 @@
-// The kv head a query head reads (GQA: consecutive query heads share one),
-// for every attention kernel.
+// What every attention kernel shares: the kv head a query head reads (GQA:
+// consecutive query heads share one) and the rows of a tile past the pass.
 #pragma once
 
 #include "engine_layout.hpp"
@@ -16,6 +16,11 @@ __device__ __forceinline__ int kv_head_of(int head, const HeadShape& shape) {
 #else
   return head / (shape.heads / shape.kv_heads);
 #endif
+}
+
+// Row `index` of the pass, or a padding row (position -1) past its end.
+__device__ __forceinline__ RowMeta row_or_padding(const RowMeta* rows, int row_count, int index) {
+  return index < row_count ? rows[index] : RowMeta{0, -1, -1, 0};
 }
 
 }  // namespace algenta::cuda
