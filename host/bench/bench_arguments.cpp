@@ -111,6 +111,18 @@ ParsedArguments parse_bench_arguments(const BenchOptions& options) {
   return parsed;
 }
 
+CellNeeds cell_needs(const BenchArguments& arguments) {
+  CellNeeds needs;
+  const std::size_t longest =
+      arguments.generated.empty()
+          ? 0
+          : *std::max_element(arguments.generated.begin(), arguments.generated.end());
+  for (const std::size_t length : arguments.prompt_lengths)
+    needs.context = std::max(needs.context, context_needed(length, longest));
+  for (const std::size_t c : arguments.concurrency) needs.sequences = std::max(needs.sequences, c);
+  return needs;
+}
+
 std::vector<std::string> context_errors(const BenchArguments& arguments, std::size_t context,
                                         const std::string& who) {
   std::vector<std::string> errors;

@@ -42,4 +42,12 @@ ParsedArguments parse_bench_arguments(const BenchOptions& options);
 std::vector<std::string> context_errors(const BenchArguments& arguments, std::size_t context,
                                         const std::string& who);
 
+// What the cells need of an engine: a context of the longest prompt with
+// the longest --gen, and the highest --concurrency of sequences at once.
+struct CellNeeds {
+  std::size_t context = 0;
+  std::size_t sequences = 0;
+};
+CellNeeds cell_needs(const BenchArguments& arguments);
+
 }  // namespace algenta::host::bench

@@ -34,7 +34,12 @@ json config_json(const BenchReport& r) {
           {"tie_word_embeddings", m.tie_word_embeddings},
           {"torch_dtype", m.torch_dtype},
           {"weight_dtype", r.weight_dtype},
-          {"served_context", r.served_context}};
+          {"served_context", r.served_context},
+          {"engine_memory_bytes",
+           {{"weights", r.engine_memory.weights},
+            {"kv_cache", r.engine_memory.kv_cache},
+            {"workspace", r.engine_memory.workspace},
+            {"sequences", r.engine_memory.sequences}}}};
 }
 
 json bandwidth_json(const StreamBandwidth& b) {

@@ -50,6 +50,11 @@ struct BenchReport {
   ColdStart cold_start;
   std::vector<CellSummary> cells;
   std::optional<std::uint64_t> peak_device_bytes;  // over the whole run
+  // The engine's own split at open (sized to the cells: bench_arguments.hpp).
+  struct EngineMemory {
+    std::uint64_t weights = 0, kv_cache = 0, workspace = 0;
+    std::uint32_t sequences = 0;  // the engine was opened for this many at once
+  } engine_memory;
   std::string started;                             // RFC 3339 UTC
   double seconds = 0.0;                            // the whole command
 };

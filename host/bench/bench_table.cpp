@@ -95,7 +95,10 @@ void print_table(std::ostream& out, const BenchReport& r) {
   out << "peak device memory: "
       << (r.peak_device_bytes ? gib(*r.peak_device_bytes) + " GiB (device total - lowest free seen)"
                               : std::string("n/a (the plugin reports no device memory)"))
-      << "\n";
+      << "; the engine, opened for " << r.served_context << " tokens x "
+      << r.engine_memory.sequences << " sequences: weights " << gib(r.engine_memory.weights)
+      << " GiB, KV cache " << gib(r.engine_memory.kv_cache) << " GiB, workspace "
+      << gib(r.engine_memory.workspace) << " GiB\n";
   out << "cold start: "
       << (r.cold_start.seconds ? format("%.3f", *r.cold_start.seconds) + " s; " : std::string())
       << r.cold_start.note << "\n";

@@ -225,10 +225,19 @@ int benchmark(const HostPaths& paths, const BenchOptions& options) {
   // tool has the device to itself.
   CellsResult measured;
   {
-    EngineSession session(std::move(plugin), {model_dir, 0, options.precision.precision,
-                                              options.precision.allow_weight_rounding});
+    // Opened for what the cells need (the longest prompt and generation,
+    // the highest concurrency), so that its KV cache is what they use and
+    // the peak memory is the model's, not 90% of the device.
+    const CellNeeds needs = cell_needs(arguments);
+    EngineOpenOptions open{model_dir, static_cast<std::uint32_t>(needs.context),
+                           options.precision.precision, options.precision.allow_weight_rounding};
+    open.max_sequences = static_cast<std::uint32_t>(needs.sequences);
+    EngineSession session(std::move(plugin), open);
     report_weight_rounding(std::cerr, "bench", session);
     report.served_context = session.max_context();
+    const MemoryReport memory = session.memory_report();
+    report.engine_memory = {memory.weight_bytes, memory.kv_cache_bytes, memory.workspace_bytes,
+                            open.max_sequences};
     if (auto errors = context_errors(
             arguments, session.max_context(),
             chosen.entry.name + " (serving " + std::to_string(session.max_context()) + " tokens)");

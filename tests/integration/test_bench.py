@@ -373,11 +373,21 @@ def test_sequences_decoded_together_are_one_cell_each_concurrency(host, tiny_con
     assert "L=8 G=4 C=3: 1 warm-up + 1 timed runs done" in r.stderr
 
 
-def test_more_sequences_than_the_engine_holds_are_refused_by_the_engine(host, tiny_config):
+def test_the_engine_is_opened_for_what_the_cells_need(host, tiny_config, tmp_path):
+    """Not the model's whole context and the engine's default sequences: the
+    longest prompt with the longest generation, the highest concurrency, so
+    that the KV cache and the peak memory are the cells'."""
+    out = tmp_path / "bench.json"
     r = host.run("bench", *ORACLE, "--synthetic-weights", "1", "--config", tiny_config,
-                 "--shapes", "8", "--gen", "4", "--runs", "1", "--concurrency", "1024")
-    assert r.returncode != 0
-    assert "at most" in r.stderr, r.stderr
+                 "--shapes", "8,5", "--gen", "4,2", "--runs", "1", "--concurrency", "1,1024",
+                 "--json", out)
+    assert r.returncode == 0, r.stdout + r.stderr
+    result = json.loads(out.read_text())
+    assert result["config"]["served_context"] == 8 + 4 - 1  # the last token is never fed back
+    memory = result["config"]["engine_memory_bytes"]
+    assert memory["sequences"] == 1024
+    assert memory["weights"] > 0  # the oracle grows its KV cache as it goes: 0 at open
+    assert "the engine, opened for 11 tokens x 1024 sequences: weights" in r.stdout
 
 
 def test_a_run_of_a_prepared_model_measures_cold_start_and_every_cell(host, tiny_model, tmp_path):
