@@ -199,10 +199,7 @@ void OracleEngine::free_sequences(const AlgentaSequencesFree_Args& args) {
   std::lock_guard lock(mutex_);
   if (host_blocks_) {
     // The blocks are the host's: only the sequences' own state goes.
-    decoder::check_free_request(args, *host_sequences_);
-    for (std::size_t i = 0; i < args.sequence_count; ++i) {
-      host_sequences_->erase(args.sequence_ids[i]);
-    }
+    host_sequences_->free(args);
     return;
   }
   decoder::check_free_request(args, CachedSequences(cache_));

@@ -429,10 +429,7 @@ void CudaEngine::free_sequences(const AlgentaSequencesFree_Args& args) {
   if (host_sequences_) {
     // The blocks are the host's (another sequence may still list them):
     // only the sequences' own state goes.
-    decoder::check_free_request(args, *host_sequences_);
-    for (std::size_t i = 0; i < args.sequence_count; ++i) {
-      host_sequences_->erase(args.sequence_ids[i]);
-    }
+    host_sequences_->free(args);
     return;
   }
   decoder::check_free_request(args, *own_blocks_);

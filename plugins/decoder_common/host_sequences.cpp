@@ -16,6 +16,11 @@ void HostSequences::commit(const PlannedChunk& chunk) {
   sequence.table.assign(chunk.block_table.begin(), chunk.block_table.end());
 }
 
+void HostSequences::free(const AlgentaSequencesFree_Args& args) {
+  check_free_request(args, *this);
+  for (std::size_t i = 0; i < args.sequence_count; ++i) sequences_.erase(args.sequence_ids[i]);
+}
+
 std::size_t HostSequences::blocks_free() const {
   std::unordered_set<std::uint32_t> listed;
   for (const auto& [id, sequence] : sequences_) {

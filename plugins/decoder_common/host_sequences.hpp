@@ -25,7 +25,9 @@ class HostSequences final : public LiveSequences {
   // After a step that succeeded: the chunk's sequence (new or not) holds its
   // positions up to the chunk's end, through the chunk's table.
   void commit(const PlannedChunk& chunk);
-  void erase(std::uint64_t id) { sequences_.erase(id); }
+  // sequences_free: checks the request (check_free_request, nothing changes
+  // on a refusal), then forgets the sequences. Their blocks stay the host's.
+  void free(const AlgentaSequencesFree_Args& args);
 
   // Blocks no live sequence's latest table lists (the host may hold them still).
   std::size_t blocks_free() const;

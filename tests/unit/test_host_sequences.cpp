@@ -93,8 +93,26 @@ TEST_CASE("host sequences: lengths follow committed chunks, a prefix hit starts 
   CHECK(sequences.cached_length(2) == 75u);
   CHECK(sequences.blocks_free() == 6);  // 3, 4, 5, 7 listed
 
+  // Freeing a sequence that is not live is refused and changes nothing.
+  const std::uint64_t unknown[] = {1, 99};
+  AlgentaSequencesFree_Args free_unknown{};
+  free_unknown.sequence_ids = unknown;
+  free_unknown.sequence_count = 2;
+  std::string refused = "not refused";
+  try {
+    sequences.free(free_unknown);
+  } catch (const algenta::plugin::StatusError& e) {
+    refused = e.message;
+  }
+  CHECK_THAT(refused, Contains("sequence 99 is not live; nothing was freed"));
+  CHECK(sequences.live_count() == 2);
+
   // Forgetting sequence 1 leaves its shared blocks listed by sequence 2.
-  sequences.erase(1);
+  const std::uint64_t first[] = {1};
+  AlgentaSequencesFree_Args free_first{};
+  free_first.sequence_ids = first;
+  free_first.sequence_count = 1;
+  sequences.free(free_first);
   CHECK_FALSE(sequences.cached_length(1).has_value());
   CHECK(sequences.live_count() == 1);
   CHECK(sequences.blocks_free() == 7);
