@@ -126,7 +126,7 @@ bool engine_log_enabled() {
 CudaEngine::CudaEngine(checkpoint::ResidentCheckpoint checkpoint, const decoder::ModelShape& shape,
                        const decoder::FamilyDescription& family,
                        const decoder::EngineLimits& limits, const PassLimits& pass_limits,
-                       std::size_t kv_blocks)
+                       std::size_t kv_blocks, Precision precision)
     : checkpoint_(std::move(checkpoint)),
       shape_(shape),
       family_(family),
@@ -159,7 +159,7 @@ CudaEngine::CudaEngine(checkpoint::ResidentCheckpoint checkpoint, const decoder:
   gemm_->pin(2 * inter, hidden);
   gemm_->pin(hidden, inter);
   forward_ = std::make_unique<DeviceForward>(shape_, family_, weights_, workspace_, pass_limits_,
-                                             kv_pool_, *gemm_);
+                                             kv_pool_, *gemm_, precision);
   synchronize("opening the engine");
 }
 
@@ -176,6 +176,10 @@ std::unique_ptr<CudaEngine> CudaEngine::open(AlgentaEngineOpen_Args& args,
   decoder::OpenedModel model = decoder::open_model(args, descriptor, kDefaultMaxSequences);
   const decoder::WeightHolding holding =
       decoder::settle_engine_weights(args, descriptor, model.checkpoint, element_dtype());
+  const Precision precision =
+      decoder::chosen_policy(args, descriptor).precision == ALGENTA_PRECISION_BF16
+          ? Precision::bf16
+          : Precision::exact;
   const PassLimits pass = pass_limits_for(model.limits.max_context);
 
   select_device(args.device_ordinal);
@@ -191,7 +195,8 @@ std::unique_ptr<CudaEngine> CudaEngine::open(AlgentaEngineOpen_Args& args,
     model.limits.host_blocks = {static_cast<std::size_t>(kKvBlockTokens), kv_blocks};
   }
   std::unique_ptr<CudaEngine> engine(new CudaEngine(std::move(model.checkpoint), model.shape,
-                                                    model.family, model.limits, pass, kv_blocks));
+                                                    model.family, model.limits, pass, kv_blocks,
+                                                    precision));
   decoder::report_opened(args, model.limits);
   decoder::report_rounding(args, holding);
   return engine;

@@ -66,7 +66,7 @@ class CudaEngine {
 
   CudaEngine(checkpoint::ResidentCheckpoint checkpoint, const decoder::ModelShape& shape,
              const decoder::FamilyDescription& family, const decoder::EngineLimits& limits,
-             const PassLimits& pass_limits, std::size_t kv_blocks);
+             const PassLimits& pass_limits, std::size_t kv_blocks, Precision precision);
 
   void upload_rope_tables();
   void step_own_blocks(AlgentaEngineStep_Args& args);

@@ -40,13 +40,20 @@ constexpr const char* kPluginName = TargetPolicy::kPluginName;
 constexpr AlgentaKernelInfo kKernels[] = {
     ALGENTA_KERNEL("embed_kernel", "embedding", "rmsnorm.cu"),
     ALGENTA_KERNEL("rmsnorm_residual_kernel", "norm", "rmsnorm.cu"),
+#if ALGENTA_CUDA_CANDIDATE_KERNELS
+    ALGENTA_KERNEL("mma_gemm_weights_a_kernel", "gemm", "mma_gemm.cu"),
+#else
     ALGENTA_KERNEL("mma_gemm_kernel", "gemm", "mma_gemm.cu"),
+#endif
     ALGENTA_KERNEL("cublasLt_matmul_pinned", "gemm", "../lt_gemm.cpp"),
     ALGENTA_KERNEL("split_hi_lo_kernel", "elementwise", "elementwise.cu"),
     ALGENTA_KERNEL("qkv_rope_cache_kernel", "rope", "qkv_rope_cache.cu"),
     ALGENTA_KERNEL("attention_prefill_tiled_kernel", "attention", "attention.cu"),
     ALGENTA_KERNEL("attention_prefill_kernel", "attention", "attention.cu"),
     ALGENTA_KERNEL("attention_decode_kernel", "attention", "attention.cu"),
+#if ALGENTA_CUDA_CANDIDATE_KERNELS
+    ALGENTA_KERNEL("attention_decode_group_kernel", "attention", "attention.cu"),
+#endif
     ALGENTA_KERNEL("swiglu_kernel", "activation", "elementwise.cu"),
     // Last: launched only where bf16 mma.sync exists (not on sm_75's f16 build).
     ALGENTA_KERNEL("attention_prefill_mma_kernel", "attention", "attention_prefill_mma.cu"),
@@ -56,12 +63,19 @@ constexpr std::size_t kKernelCount =
 
 #undef ALGENTA_KERNEL
 
-// `exact` holds weights in the target's element type only: a checkpoint in
-// another type runs when every value converts exactly, or with consent.
+// Both policies hold weights in the target's element type only: a
+// checkpoint in another type runs when every value converts exactly, or
+// with consent. `bf16` (bf16 GEMM and attention inputs, fp32 accumulation
+// and residual; device_forward.hpp) is declared where the weights are bf16
+// (sm_80 and later), after `exact`, the default.
 constexpr AlgentaPrecisionPolicy kPrecisions[] = {
     {ALGENTA_PrecisionPolicy_STRUCT_SIZE, ALGENTA_PRECISION_EXACT, "exact",
      ALGENTA_DTYPE_BIT(TargetPolicy::kWeightDtype)},
+    {ALGENTA_PrecisionPolicy_STRUCT_SIZE, ALGENTA_PRECISION_BF16, "bf16",
+     ALGENTA_DTYPE_BIT(TargetPolicy::kWeightDtype)},
 };
+constexpr std::size_t kPrecisionCount =
+    std::is_same_v<TargetPolicy::Element, __nv_bfloat16> ? 2 : 1;
 
 constexpr AlgentaDescriptor kDescriptor = {
     .struct_size = ALGENTA_Descriptor_STRUCT_SIZE,
@@ -79,7 +93,7 @@ constexpr AlgentaDescriptor kDescriptor = {
     .kernel_count = kKernelCount,
     .kernel_stride = sizeof(AlgentaKernelInfo),
     .precisions = kPrecisions,
-    .precision_count = std::size(kPrecisions),
+    .precision_count = kPrecisionCount,
     .precision_stride = sizeof(AlgentaPrecisionPolicy),
     .host_libraries = kHostLibraries,
     .host_library_count = std::size(kHostLibraries),

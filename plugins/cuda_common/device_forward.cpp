@@ -27,7 +27,7 @@ std::uint64_t KvPool::bytes(std::size_t layers) const {
 DeviceForward::DeviceForward(const decoder::ModelShape& shape,
                              const decoder::FamilyDescription& family, const DeviceWeights& weights,
                              const Workspace& workspace, const PassLimits& limits,
-                             const KvPool& kv, LtGemm& gemm)
+                             const KvPool& kv, LtGemm& gemm, Precision precision)
     : shape_(shape),
       family_(family),
       weights_(weights),
@@ -35,6 +35,7 @@ DeviceForward::DeviceForward(const decoder::ModelShape& shape,
       limits_(limits),
       kv_(kv),
       gemm_(gemm),
+      lo_halves_(precision == Precision::exact),
       // as transformers: head_dim ** -0.5 in Python, then f32
       attention_scale_(static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)))) {}
 
@@ -46,15 +47,17 @@ std::int32_t* DeviceForward::logit_rows() const { return ws_.at<std::int32_t>(ws
 void DeviceForward::project(const float* input, const Element* weight, float* output, int rows,
                             int n, int k, PassForm form, cudaStream_t stream) const {
   if (form == PassForm::decode) {
-    check_launch(launch_mma_gemm_f32(input, weight, output, rows, n, k, stream), "mma_gemm");
+    check_launch(launch_mma_gemm_f32(input, weight, output, rows, n, k, lo_halves_, stream),
+                 "mma_gemm");
     return;
   }
-  // hi + lo carry the fp32 activations to tensor cores with ~16 mantissa bits.
+  // hi + lo carry the fp32 activations to tensor cores with ~16 mantissa
+  // bits (exact); the bf16 policy takes hi alone.
   Element* hi = ws_.at<Element>(ws_.hi);
-  Element* lo = ws_.at<Element>(ws_.lo);
+  Element* lo = lo_halves_ ? ws_.at<Element>(ws_.lo) : nullptr;
   check_launch(launch_split_hi_lo(input, std::int64_t{rows} * k, hi, lo, stream), "split_hi_lo");
   gemm_.run(hi, weight, output, rows, n, k, /*accumulate=*/false, stream);
-  gemm_.run(lo, weight, output, rows, n, k, /*accumulate=*/true, stream);
+  if (lo != nullptr) gemm_.run(lo, weight, output, rows, n, k, /*accumulate=*/true, stream);
 }
 
 void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, int decode_splits,
@@ -69,7 +72,7 @@ void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, int 
   const DeviceLayer w = weights_.layer(layer);
   check_launch(launch_qkv_rope_cache(qkv, w.qkv_bias, w.q_norm, w.k_norm, shape_.rms_norm_eps,
                                      ws_.at<float>(ws_.rope_cos), ws_.at<float>(ws_.rope_sin),
-                                     rows(), row_count, heads, kv, stream),
+                                     rows(), row_count, heads, kv, !lo_halves_, stream),
                "qkv_rope_cache");
   if (form == PassForm::decode) {
     check_launch(launch_attention_decode(qkv, qkv_stride, rows(), row_count, heads, kv,
@@ -79,7 +82,7 @@ void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, int 
                  "attention_decode");
   } else {
     check_launch(launch_attention_prefill(qkv, qkv_stride, rows(), row_count, heads, kv,
-                                          attention_scale_, out, stream),
+                                          attention_scale_, lo_halves_, out, stream),
                  "attention_prefill");
   }
 }
@@ -131,7 +134,7 @@ void DeviceForward::lm_head(int first, int count, cudaStream_t stream) const {
   const float* normed = ws_.at<float>(ws_.normed) + static_cast<std::size_t>(first) * shape_.hidden;
   check_launch(launch_mma_gemm_f32(normed, weights_.lm_head(), logits(), count,
                                       static_cast<int>(shape_.vocab),
-                                      static_cast<int>(shape_.hidden), stream),
+                                      static_cast<int>(shape_.hidden), lo_halves_, stream),
                "mma_gemm (lm_head)");
 }
 

@@ -8,6 +8,12 @@
 // prefill (cuBLASLt on tensor cores, one-pass attention) and decode (the
 // fixed-order decode GEMM, split-K attention; captured into CUDA graphs).
 // Which form a row takes depends on its own chunk alone (one token: decode).
+//
+// Precision policies (chosen at open): exact feeds every GEMM and the
+// tensor-core attention fp32 operands as bf16 hi + lo halves; bf16 rounds
+// GEMM and attention inputs and the KV cache's values to bf16 (the cache
+// still stored as fp32) and uses the hi halves alone. Both accumulate in
+// fp32 and keep the residual stream in fp32.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -20,6 +26,7 @@
 namespace algenta::cuda {
 
 enum class PassForm { prefill, decode };
+enum class Precision { exact, bf16 };
 
 // Per layer, the fp32 key and value blocks of the paged cache.
 struct KvPool {
@@ -35,7 +42,7 @@ class DeviceForward {
  public:
   DeviceForward(const decoder::ModelShape& shape, const decoder::FamilyDescription& family,
                 const DeviceWeights& weights, const Workspace& workspace, const PassLimits& limits,
-                const KvPool& kv, LtGemm& gemm);
+                const KvPool& kv, LtGemm& gemm, Precision precision);
 
   // Enqueues every layer for `rows` rows whose RowMeta and block tables are
   // already in the workspace; leaves the last layer's delta unadded.
@@ -67,6 +74,7 @@ class DeviceForward {
   PassLimits limits_;
   KvPool kv_;
   LtGemm& gemm_;
+  bool lo_halves_;  // the exact policy
   float attention_scale_;
 };
 

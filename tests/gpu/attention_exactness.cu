@@ -163,14 +163,17 @@ void run_case(int length, int head_dim, bool peaked, std::mt19937& rng) {
   for (const RowMeta& row : rows) longest = std::max(longest, row.position);
   const int live_splits = decode_slices_for(longest);
   char name[160];
-  for (int splits : {0, live_splits, max_splits}) {  // 0: prefill
+  // 0: prefill (exact policy), -1: prefill with the bf16 policy's hi halves
+  // alone (these inputs are bf16 values: the same bits).
+  for (int splits : {0, -1, live_splits, max_splits}) {
     const bool decode = splits > 0;
     CHECK_CUDA(cudaMemset(d_out, 0xff, expect.size() * sizeof(float)));
     if (decode) {
       CHECK_CUDA(launch_attention_decode(d_qkv, qkv_stride, d_rows, n, shape, kv, scale, splits,
                                          d_partials, d_tickets, d_out, 0));
     } else {
-      CHECK_CUDA(launch_attention_prefill(d_qkv, qkv_stride, d_rows, n, shape, kv, scale, d_out, 0));
+      CHECK_CUDA(launch_attention_prefill(d_qkv, qkv_stride, d_rows, n, shape, kv, scale,
+                                          /*lo_halves=*/splits == 0, d_out, 0));
     }
     CHECK_CUDA(cudaDeviceSynchronize());
     const std::vector<float> got = host_copy(d_out, expect.size());
@@ -180,8 +183,9 @@ void run_case(int length, int head_dim, bool peaked, std::mt19937& rng) {
       std::snprintf(name, sizeof name, "attention decode  %s L=%d head_dim=%d splits=%d",
                     peaked ? "peaked " : "uniform", length, head_dim, splits);
     } else {
-      std::snprintf(name, sizeof name, "attention prefill %s L=%d head_dim=%d",
-                    peaked ? "peaked " : "uniform", length, head_dim);
+      std::snprintf(name, sizeof name, "attention prefill %s L=%d head_dim=%d%s",
+                    peaked ? "peaked " : "uniform", length, head_dim,
+                    splits == 0 ? "" : " bf16 policy");
     }
     report(name, bad, got.size());
   }
@@ -248,7 +252,7 @@ void run_batch_invariance(int head_dim, std::mt19937& rng) {
     float* d_out = nullptr;
     CHECK_CUDA(cudaMalloc(&d_out, rows.size() * row_out * sizeof(float)));
     CHECK_CUDA(launch_attention_prefill(d_qkv, qkv_stride, d_rows, int(rows.size()), shape, kv,
-                                        scale, d_out, 0));
+                                        scale, /*lo_halves=*/true, d_out, 0));
     CHECK_CUDA(cudaDeviceSynchronize());
     std::vector<float> got = host_copy(d_out, rows.size() * row_out);
     cudaFree(d_rows);

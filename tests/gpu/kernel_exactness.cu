@@ -72,7 +72,7 @@ std::vector<float> run_gemm(const float* x, const Element* w, int M, int N, int 
   DeviceBuffer<float> y(static_cast<size_t>(M) * N);
   // Poison the output so an unwritten element cannot pass.
   CHECK_CUDA(cudaMemset(y.ptr, 0xff, static_cast<size_t>(M) * N * sizeof(float)));
-  const cudaError_t launched = algenta::cuda::launch_mma_gemm<Element>(x, w, y.ptr, M, N, K, 0);
+  const cudaError_t launched = algenta::cuda::launch_mma_gemm<Element>(x, w, y.ptr, M, N, K, /*lo_halves=*/true, 0);
   CHECK_CUDA(launched);
   CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<float> out(static_cast<size_t>(M) * N);

@@ -4,7 +4,11 @@
 # builds one, makes the gate checkpoints there, and runs every GPU gate for
 # every plugin. Writes logs and summary.json to the folder given.
 #   tests/gpu/run.sh RESULTS_DIR
-# QUICK=1 runs the gates at short lengths only (a smoke run).
+# QUICK=1 runs the gates at short lengths only (a smoke run). POLICY=bf16
+# runs verify under the bf16 policy (its bf16-oracle gate) on the plugins
+# that declare it: sm_75 (f16 weights) and the dtype matrix stay exact-only,
+# and the lo-dropping mutants, which a bf16 engine cannot tell apart, give
+# way to the bf16 gate's own (residual_bf16).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 results=${1:?usage: tests/gpu/run.sh RESULTS_DIR}
@@ -12,6 +16,8 @@ source tests/gpu/common.sh
 sign="$BUILD_DIR/bin/algenta-sign"
 vendor="$BUILD_DIR/lib/algenta/plugins/vendor"
 lengths=${LENGTHS:-256,550,1024,4096}
+policy=${POLICY:-exact}
+[[ $policy == exact || $policy == bf16 ]] || { echo "POLICY must be exact or bf16, not $policy"; exit 2; }
 [[ "${QUICK:-0}" == 1 ]] && lengths=64,300
 
 if [[ ! -x "$host" ]]; then
@@ -90,11 +96,11 @@ done
 verify() {  # log name, plugin, model case, extra...
   local log=$1 plugin=$2 c=$3; shift 3
   run_logged "$log" env ALGENTA_ENGINE_LOG=1 "$host" --state-file "$state" "$@" verify \
-    --model "$models/$c" --plugin "$plugin" --lengths "$lengths" \
+    --model "$models/$c" --plugin "$plugin" --lengths "$lengths" --precision "$policy" \
     --transformers-reference "$work/reference_$c.json" --json "$results/$log.json"
 }
 gate_verdicts() {  # log name -> "oracle L=256 PASS, ..." from verify's table
-  grep -E '^(oracle|repeat|concurrent|transformers) ' "$results/$1.log" |
+  grep -E '^(oracle|bf16-oracle|repeat|concurrent|transformers) ' "$results/$1.log" |
     awk '{printf "%s%s %s %s", (NR > 1 ? ", " : ""), $1, $2, $3}'
 }
 for c in "${cases[@]}"; do
@@ -109,50 +115,54 @@ for plugin in cuda_sm89 cuda_sm80; do
 done
 # sm_75 holds f16 weights: the fixtures prepared in f16 (rounded once, with
 # the rounding reported), beside a transformers reference in float16.
-for c in qwen3 llama; do
-  h prepare "tests/fixtures/oracle/$c" --out "$models/${c}_f16" --dtype f16 >>"$results/prepare.log" 2>&1
-  run_logged "reference_${c}_f16" "$python" tests/tools/make_transformers_reference.py \
-    --model "tests/fixtures/oracle/$c" --out "$work/reference_${c}_f16.json" --max-new-tokens 32 \
-    --dtype float16
-  verify "verify_cuda_sm75_$c" cuda_sm75 "${c}_f16"
-  record "verify_cuda_sm75_$c" $? "through PTX, f16 weights: $(gate_verdicts "verify_cuda_sm75_$c")"
-done
+if [[ $policy == exact ]]; then
+  for c in qwen3 llama; do
+    h prepare "tests/fixtures/oracle/$c" --out "$models/${c}_f16" --dtype f16 >>"$results/prepare.log" 2>&1
+    run_logged "reference_${c}_f16" "$python" tests/tools/make_transformers_reference.py \
+      --model "tests/fixtures/oracle/$c" --out "$work/reference_${c}_f16.json" --max-new-tokens 32 \
+      --dtype float16
+    verify "verify_cuda_sm75_$c" cuda_sm75 "${c}_f16"
+    record "verify_cuda_sm75_$c" $? "through PTX, f16 weights: $(gate_verdicts "verify_cuda_sm75_$c")"
+  done
+fi
 
 # --- a checkpoint's weight dtype: run exactly, or refused at open ---------------
 # The same transformers-made model stored as f32, f16 and bf16, prepared as
 # stored: each engine either passes every gate or refuses at open naming the
 # dtypes; with consent (--allow-weight-rounding) it rounds, says so, and the
 # oracle gate runs against the oracle on the same rounded weights.
-dtype_models="$work/dtype_models"
-run_logged make_dtype_checkpoints "$python" tests/tools/make_dtype_checkpoints.py \
-  --config tests/fixtures/oracle/qwen3/config.json --out "$dtype_models"
-record make_dtype_checkpoints $? "f32, f16, bf16 copies of one model"
-declare -A torch_dtype=([f32]=float32 [f16]=float16 [bf16]=bfloat16)
-for dt in f32 f16 bf16; do
-  h prepare "$dtype_models/$dt" --out "$models/dtype_$dt" >>"$results/prepare.log" 2>&1
-  run_logged "reference_dtype_$dt" "$python" tests/tools/make_transformers_reference.py \
-    --model "$dtype_models/$dt" --out "$work/reference_dtype_$dt.json" --max-new-tokens 32 \
-    --dtype "${torch_dtype[$dt]}"
-  for plugin in cuda_sm90a cuda_sm75; do
-    log="weights_${dt}_$plugin"
-    verify "$log" "$plugin" "dtype_$dt"
-    rc=$?
-    if [[ $rc == 0 ]]; then
-      record "$log" 0 "runs the $dt weights exactly: $(gate_verdicts "$log")"
-    else
-      refusal=$(grep -o "weights are stored as [^(]*" "$results/$log.log" | head -1)
-      [[ $rc == 2 && -n "$refusal" ]]; record "$log" $? "exit $rc, refused at open: $refusal"
-    fi
+if [[ $policy == exact ]]; then
+  dtype_models="$work/dtype_models"
+  run_logged make_dtype_checkpoints "$python" tests/tools/make_dtype_checkpoints.py \
+    --config tests/fixtures/oracle/qwen3/config.json --out "$dtype_models"
+  record make_dtype_checkpoints $? "f32, f16, bf16 copies of one model"
+  declare -A torch_dtype=([f32]=float32 [f16]=float16 [bf16]=bfloat16)
+  for dt in f32 f16 bf16; do
+    h prepare "$dtype_models/$dt" --out "$models/dtype_$dt" >>"$results/prepare.log" 2>&1
+    run_logged "reference_dtype_$dt" "$python" tests/tools/make_transformers_reference.py \
+      --model "$dtype_models/$dt" --out "$work/reference_dtype_$dt.json" --max-new-tokens 32 \
+      --dtype "${torch_dtype[$dt]}"
+    for plugin in cuda_sm90a cuda_sm75; do
+      log="weights_${dt}_$plugin"
+      verify "$log" "$plugin" "dtype_$dt"
+      rc=$?
+      if [[ $rc == 0 ]]; then
+        record "$log" 0 "runs the $dt weights exactly: $(gate_verdicts "$log")"
+      else
+        refusal=$(grep -o "weights are stored as [^(]*" "$results/$log.log" | head -1)
+        [[ $rc == 2 && -n "$refusal" ]]; record "$log" $? "exit $rc, refused at open: $refusal"
+      fi
+    done
   done
-done
-run_logged weights_f32_cuda_sm90a_rounded env ALGENTA_ENGINE_LOG=1 "$host" --state-file "$state" \
-  verify --model "$models/dtype_f32" --plugin cuda_sm90a --lengths "$lengths" \
-  --allow-weight-rounding --json "$results/weights_f32_cuda_sm90a_rounded.json"
-verdicts=$(gate_verdicts weights_f32_cuda_sm90a_rounded)
-grep -q "weights rounded to bf16 with the operator's consent" "$results/weights_f32_cuda_sm90a_rounded.log" &&
-  ! grep -E '^(oracle|repeat|concurrent) ' "$results/weights_f32_cuda_sm90a_rounded.log" | grep -q FAIL &&
-  grep -qE '^oracle .*PASS' "$results/weights_f32_cuda_sm90a_rounded.log"
-record weights_f32_cuda_sm90a_with_consent $? "rounding stated; $verdicts" 
+  run_logged weights_f32_cuda_sm90a_rounded env ALGENTA_ENGINE_LOG=1 "$host" --state-file "$state" \
+    verify --model "$models/dtype_f32" --plugin cuda_sm90a --lengths "$lengths" \
+    --allow-weight-rounding --json "$results/weights_f32_cuda_sm90a_rounded.json"
+  verdicts=$(gate_verdicts weights_f32_cuda_sm90a_rounded)
+  grep -q "weights rounded to bf16 with the operator's consent" "$results/weights_f32_cuda_sm90a_rounded.log" &&
+    ! grep -E '^(oracle|repeat|concurrent) ' "$results/weights_f32_cuda_sm90a_rounded.log" | grep -q FAIL &&
+    grep -qE '^oracle .*PASS' "$results/weights_f32_cuda_sm90a_rounded.log"
+  record weights_f32_cuda_sm90a_with_consent $? "rounding stated; $verdicts"
+fi
 grep -h "kernel launches per step" "$results"/verify_cuda_sm90a_*.log | sort -u >"$results/decode_launches.log"
 
 # --- planted bugs: every mutant must fail the gates ------------------------------
@@ -163,7 +173,11 @@ cp "$BUILD_DIR"/test-plugins/libalgenta_cuda_sm90a_mutant_*.so "$vendor/libalgen
 "$sign" keygen --private "$mutants/k" --public "$mutants/k.pub" >>"$results/mutants.log" 2>&1
 "$sign" trust --public "$mutants/k.pub" --keyring "$mutants/keyring" >>"$results/mutants.log" 2>&1
 "$sign" sign --key "$mutants/k" --plugins "$mutants/plugins/mutants" >>"$results/mutants.log" 2>&1
-for bug in rope gqa kv gemm_lo attn_lo; do
+# The lo-dropping mutants are the exact policy's; residual_bf16 (the residual
+# stream rounded to bf16) must fail both.
+mutant_bugs="rope gqa kv residual_bf16"
+[[ $policy == exact ]] && mutant_bugs="$mutant_bugs gemm_lo attn_lo"
+for bug in $mutant_bugs; do
   verify "mutant_$bug" "cuda_sm90a_mutant_$bug" qwen3 \
     --plugins-root "$mutants/plugins" --keyring "$mutants/keyring"
   rc=$?

@@ -515,6 +515,183 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   write_head(out, blockIdx.x, head, shape, merged, 1.0f / merged.sum);
 }
 
+#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
+// Candidate (built with ALGENTA_CUDA_CANDIDATE_KERNELS=ON until
+// tests/gpu/run.sh passes with it on the card).
+// Decode with the keys and values of a kv head read once for its whole GQA
+// group (kDecodeGroupMax query heads at most). Block (row, kv head, slice):
+// warp w copies block z * kDecodeSplitBlocks + w's keys and values to shared
+// memory in one go (cp.async from sm_80), then, head by head, does what
+// attend_block_staged does for one head: the same scores, softmax and value
+// order. The warps' states and the slices merge as in
+// attention_decode_kernel (ticket per (row, kv head)), so the bits are
+// those of attention_decode_kernel; only the memory traffic differs.
+constexpr int kDecodeGroupMax = 8;
+
+template <bool kVec>
+__host__ __device__ constexpr int group_key_pitch(int hd) { return hd + (kVec ? 4 : 1); }
+
+// Shared floats of one block: per warp, its keys (pitch) and values (hd);
+// the group's queries.
+template <bool kVec>
+__host__ __device__ constexpr int group_stage_floats(int hd, int group) {
+  return kWarpsPerBlock * kKvBlockTokens * (group_key_pitch<kVec>(hd) + hd) + group * hd;
+}
+
+// rows [0, count) of keys and values into the warp's stage; rows past count
+// are not read (the scores mask them, the value loop stops before them).
+template <bool kVec>
+__device__ void stage_keys_values(const float* keys, const float* values, int count, int hd,
+                                  float* key_stage, float* value_stage) {
+  const int pitch = group_key_pitch<kVec>(hd);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (kVec) {
+    const int lane = threadIdx.x % 32;
+    const int per_row = hd / 4;
+    for (int i = lane; i < count * per_row; i += 32) {
+      const int row = i / per_row;
+      const int d = (i - row * per_row) * 4;
+      const unsigned k_to = static_cast<unsigned>(__cvta_generic_to_shared(key_stage + row * pitch + d));
+      const unsigned v_to = static_cast<unsigned>(__cvta_generic_to_shared(value_stage + row * hd + d));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(k_to), "l"(keys + row * hd + d));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(v_to), "l"(values + row * hd + d));
+    }
+    asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+    __syncwarp();
+    return;
+  }
+#endif
+  copy_rows<kVec>(keys, count, hd, pitch, key_stage);
+  copy_rows<kVec>(values, count, hd, hd, value_stage);
+}
+
+template <bool kVec>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    attention_decode_group_kernel(const float* __restrict__ qkv, int qkv_stride,
+                                  const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv,
+                                  float scale, int splits, float* __restrict__ partials,
+                                  unsigned int* __restrict__ tickets, float* __restrict__ out) {
+  extern __shared__ __align__(16) float shared[];
+  __shared__ float warp_max_sum[kWarpsPerBlock][kDecodeGroupMax][2];
+  __shared__ unsigned int last_slice;
+  const int kv_head = blockIdx.y;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int hd = shape.head_dim;
+  const int group = shape.heads / shape.kv_heads;
+  const int first_head = kv_head * group;  // the group's query heads, as kv_head_of maps them
+  const RowMeta row = rows[blockIdx.x];
+  if (row.position < 0) {  // padding rows still leave defined values behind
+    if (blockIdx.z == 0) {
+      float* target = out + (static_cast<int64_t>(blockIdx.x) * shape.heads + first_head) * hd;
+      for (int d = threadIdx.x; d < group * hd; d += blockDim.x) target[d] = 0.f;
+    }
+    return;
+  }
+  const int first_block = blockIdx.z * kDecodeSplitBlocks;
+  const int row_blocks = row.position / kKvBlockTokens + 1;
+  const int slices = decode_slices_for(row.position);
+  if (slices > splits) __trap();  // the launch broke its contract: fail the step loudly
+  if (first_block >= row_blocks) return;  // the whole block leaves
+
+  const int pitch = group_key_pitch<kVec>(hd);
+  float* key_stage = shared + warp * kKvBlockTokens * (pitch + hd);
+  float* value_stage = key_stage + kKvBlockTokens * pitch;
+  float* queries = shared + kWarpsPerBlock * kKvBlockTokens * (pitch + hd);
+  const float* source = qkv + static_cast<int64_t>(blockIdx.x) * qkv_stride + first_head * hd;
+  for (int d = threadIdx.x; d < group * hd; d += blockDim.x) queries[d] = source[d];
+  __syncthreads();
+
+  // Each warp's block, head by head; its states go where its keys were.
+  const int block = first_block + warp;
+  float* states = key_stage;  // [group][hd], after the scores are taken
+  if (block < row_blocks) {
+    const int valid = min(kKvBlockTokens, row.position - block * kKvBlockTokens + 1);
+    const int physical = kv.block_tables[row.slot * kv.max_blocks + block];
+    const int64_t offset = (static_cast<int64_t>(physical) * kv.kv_heads + kv_head) * kKvBlockTokens * hd;
+    stage_keys_values<kVec>(kv.keys + offset, kv.values + offset, valid, hd, key_stage, value_stage);
+    float score[kDecodeGroupMax];
+#pragma unroll
+    for (int h = 0; h < kDecodeGroupMax; ++h) {
+      score[h] = -FLT_MAX;
+      if (h < group && lane < valid) {
+        const float* query = queries + h * hd;
+        const float* key = key_stage + lane * pitch;
+        score[h] = __fmul_rn(kVec ? dot_product_vec4(query, key, hd) : dot_product(query, key, hd), scale);
+      }
+    }
+    __syncwarp();  // every lane is done with the keys: the states may overwrite them
+#pragma unroll
+    for (int h = 0; h < kDecodeGroupMax; ++h) {
+      if (h >= group) break;
+      RunningSoftmax state;
+      const float weight = block_softmax_weights(score[h], valid, state);
+      accumulate_values(value_stage, 0, valid, hd, weight, state);
+      if (lane == 0) {
+        warp_max_sum[warp][h][0] = state.max;
+        warp_max_sum[warp][h][1] = state.sum;
+      }
+#pragma unroll
+      for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+        const int d = lane + 32 * i;
+        if (d < hd) states[h * hd + d] = state.acc[i];
+      }
+    }
+  }
+  __syncthreads();
+
+  // Warp w merges heads w, w + kWarpsPerBlock, ... over the live warps in
+  // warp order, into the slice's partials.
+  const int live = min(kWarpsPerBlock, row_blocks - first_block);
+  for (int h = warp; h < group; h += kWarpsPerBlock) {
+    float merged_max = -FLT_MAX;
+    for (int w = 0; w < live; ++w) merged_max = fmaxf(merged_max, warp_max_sum[w][h][0]);
+    float sum = 0.f;
+    float acc[kMaxHeadDimPerLane] = {};
+    for (int w = 0; w < live; ++w) {
+      const float factor = expf(__fsub_rn(warp_max_sum[w][h][0], merged_max));
+      sum = __fmaf_rn(warp_max_sum[w][h][1], factor, sum);
+      const float* warp_states = shared + w * kKvBlockTokens * (pitch + hd) + h * hd;
+#pragma unroll
+      for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+        const int d = lane + 32 * i;
+        if (d < hd) acc[i] = __fmaf_rn(warp_states[d], factor, acc[i]);
+      }
+    }
+    const int64_t pair = static_cast<int64_t>(blockIdx.x) * shape.heads + first_head + h;
+    float* slice = partials + (pair * splits + blockIdx.z) * (hd + 2);
+    if (lane == 0) {
+      slice[0] = merged_max;
+      slice[1] = sum;
+    }
+#pragma unroll
+    for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+      const int d = lane + 32 * i;
+      if (d < hd) slice[2 + d] = acc[i];
+    }
+  }
+
+  // The last slice of (row, kv head) to finish merges every slice, head by head.
+  __threadfence();  // this slice's partials are visible before its ticket is taken
+  __syncthreads();
+  const int64_t ticket_index = static_cast<int64_t>(blockIdx.x) * shape.heads + kv_head;
+  if (threadIdx.x == 0) {
+    last_slice = atomicAdd(tickets + ticket_index, 1u) == static_cast<unsigned int>(slices) - 1;
+    if (last_slice) tickets[ticket_index] = 0;  // every other slice has taken its ticket
+  }
+  __syncthreads();
+  if (!last_slice) return;
+  __threadfence();
+  for (int h = warp; h < group; h += kWarpsPerBlock) {
+    const int64_t pair = static_cast<int64_t>(blockIdx.x) * shape.heads + first_head + h;
+    RunningSoftmax merged;
+    merge_states(partials + pair * splits * (hd + 2), slices, hd + 2, hd, merged);
+    write_head(out, blockIdx.x, first_head + h, shape, merged, 1.0f / merged.sum);
+  }
+}
+#endif  // ALGENTA_CUDA_CANDIDATE_KERNELS
+
 bool shape_ok(const HeadShape& shape) {
   return shape.head_dim > 0 && shape.head_dim <= kMaxHeadDim && shape.kv_heads > 0 &&
          shape.heads % shape.kv_heads == 0;
@@ -530,12 +707,12 @@ bool vector_rows(const HeadShape& shape, const PagedKv& kv) {
 
 cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const RowMeta* rows,
                                      int row_count, HeadShape shape, PagedKv kv, float scale,
-                                     float* out, cudaStream_t stream) {
+                                     bool lo_halves, float* out, cudaStream_t stream) {
   if (row_count == 0) return cudaSuccess;
   if (!shape_ok(shape)) return cudaErrorInvalidValue;
   if (prefill_mma_applies(shape, vector_rows(shape, kv))) {
-    return launch_attention_prefill_mma(qkv, qkv_stride, rows, row_count, shape, kv, scale, out,
-                                        stream);
+    return launch_attention_prefill_mma(qkv, qkv_stride, rows, row_count, shape, kv, scale,
+                                        lo_halves, out, stream);
   }
   if (shape.head_dim <= kTileHeadDim) {
     const dim3 grid((row_count + kPrefillRows - 1) / kPrefillRows, shape.heads);
@@ -560,6 +737,40 @@ cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowM
                                     float* out, cudaStream_t stream) {
   if (row_count == 0) return cudaSuccess;
   if (!shape_ok(shape) || splits <= 0) return cudaErrorInvalidValue;
+#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
+  // The group kernel where its shared memory fits this device (its K/V
+  // stage is 4 blocks of keys and values: 137 KiB at head_dim 128).
+  static const int shared_limit = [] {
+    int device = 0, limit = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
+      return 0;
+    limit -= static_cast<int>(sizeof(float) * kWarpsPerBlock * kDecodeGroupMax * 2 + 16);  // static
+    if (cudaFuncSetAttribute(attention_decode_group_kernel<true>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, limit) != cudaSuccess ||
+        cudaFuncSetAttribute(attention_decode_group_kernel<false>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, limit) != cudaSuccess)
+      return 0;
+    return limit;
+  }();
+  cudaGetLastError();  // a refused attribute above only means the fallback
+  const int group = shape.heads / shape.kv_heads;
+  const bool vec = vector_rows(shape, kv);
+  const int bytes = (vec ? group_stage_floats<true>(shape.head_dim, group)
+                         : group_stage_floats<false>(shape.head_dim, group)) *
+                    static_cast<int>(sizeof(float));
+  if (group <= kDecodeGroupMax && bytes <= shared_limit) {
+    const dim3 grid(row_count, shape.kv_heads, splits);
+    if (vec) {
+      attention_decode_group_kernel<true><<<grid, kWarpsPerBlock * 32, bytes, stream>>>(
+          qkv, qkv_stride, rows, shape, kv, scale, splits, partials, tickets, out);
+    } else {
+      attention_decode_group_kernel<false><<<grid, kWarpsPerBlock * 32, bytes, stream>>>(
+          qkv, qkv_stride, rows, shape, kv, scale, splits, partials, tickets, out);
+    }
+    return cudaGetLastError();
+  }
+#endif
   const dim3 grid(row_count, shape.heads, splits);
   if (vector_rows(shape, kv)) {
     attention_decode_kernel<true><<<grid, kWarpsPerBlock * 32, 0, stream>>>(

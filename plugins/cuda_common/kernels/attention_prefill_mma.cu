@@ -10,8 +10,10 @@
 //
 // Work split: a thread block serves 64 query rows (4 warps x 16) of one
 // query head. For each sequence among its rows (in the order its first row
-// appears) it stages each key/value block once, as bf16 halves, for all
-// four warps. A warp whose rows need no key of a block skips it.
+// appears) it copies each key/value block with cp.async, the next block's
+// copy running while the warps compute the current one, and converts it
+// once to bf16 halves for all four warps. A warp whose rows need no key of
+// a block skips it.
 //
 // Bits: a row's scores, maxima, sums and accumulators see only its own
 // query, its own keys 0..position and the fixed block order. Keys past a
@@ -42,10 +44,36 @@ constexpr int kRowsPerBlock = kWarps * kRowsPerWarp;
 constexpr int kKeys = kKvBlockTokens;   // 32 keys per staged block
 static_assert(kKeys == 32, "n-tiles of 8 keys, k-steps of 16 keys");
 
-#ifdef ALGENTA_PREFILL_MMA
 constexpr int kKeyPitch = 8;            // bf16 padding per staged row: conflict-free reads
 constexpr int kValuePitch = kKeys + 8;  // transposed values: [head_dim][keys + 8]
 
+template <int kHeadDim>
+struct Stage {
+  // Keys as rows [key][head_dim], values transposed [head_dim][key], so that
+  // both B operands read two consecutive bf16 along k in one 32-bit load.
+  __nv_bfloat16 key_hi[kKeys][kHeadDim + kKeyPitch];
+  __nv_bfloat16 key_lo[kKeys][kHeadDim + kKeyPitch];
+  __nv_bfloat16 value_hi[kHeadDim][kValuePitch];
+  __nv_bfloat16 value_lo[kHeadDim][kValuePitch];
+};
+
+// A block's keys and values as they are in the cache (fp32 rows padded by
+// 4 floats: 16-byte aligned, fewer bank conflicts), copied with cp.async so
+// that the copy of block b + 1 runs while the warps compute block b.
+template <int kHeadDim>
+struct Raw {
+  float keys[kKeys][kHeadDim + 4];
+  float values[kKeys][kHeadDim + 4];
+};
+
+// The kernel's dynamic shared memory.
+template <int kHeadDim>
+struct Shared {
+  Stage<kHeadDim> stage;
+  Raw<kHeadDim> raw;
+};
+
+#ifdef ALGENTA_PREFILL_MMA
 struct Halves {
   uint32_t hi;
   uint32_t lo;
@@ -75,84 +103,73 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4],
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// c += a.b with both in halves: hi.hi, then lo.hi, then hi.lo.
+// The planted attn_lo engine drops the lo halves under the exact policy.
+constexpr bool kPlantedDropsLo = ALGENTA_CUDA_PLANTED_BUG == 5;
+
+// c += a.b with both in halves: hi.hi, then lo.hi, then hi.lo (kLo: the
+// exact policy); hi.hi alone (the bf16 policy).
+template <bool kLo>
 __device__ __forceinline__ void mma_halves(float (&c)[4], const uint32_t (&a_hi)[4],
                                            const uint32_t (&a_lo)[4], Halves b0, Halves b1) {
   mma_16816(c, a_hi, b0.hi, b1.hi);
-#if ALGENTA_CUDA_PLANTED_BUG == 5
-  (void)a_lo;  // planted: attention drops the lo halves (bf16-only inputs)
-#else
-  mma_16816(c, a_lo, b0.hi, b1.hi);
-  mma_16816(c, a_hi, b0.lo, b1.lo);
-#endif
+  if constexpr (kLo && !kPlantedDropsLo) {
+    mma_16816(c, a_lo, b0.hi, b1.hi);
+    mma_16816(c, a_hi, b0.lo, b1.lo);
+  }
 }
-
-template <int kHeadDim>
-struct Stage {
-  // Keys as rows [key][head_dim], values transposed [head_dim][key], so that
-  // both B operands read two consecutive bf16 along k in one 32-bit load.
-  __nv_bfloat16 key_hi[kKeys][kHeadDim + kKeyPitch];
-  __nv_bfloat16 key_lo[kKeys][kHeadDim + kKeyPitch];
-  __nv_bfloat16 value_hi[kHeadDim][kValuePitch];
-  __nv_bfloat16 value_lo[kHeadDim][kValuePitch];
-};
 
 __device__ __forceinline__ uint32_t load_pair(const __nv_bfloat16* p) {
   return *reinterpret_cast<const uint32_t*>(p);
 }
 
-// Keys and values [0, count) of the block as bf16 halves, zeros past count
-// (finite: a weight of 0 times them adds exactly 0). Each thread issues all
-// its 16-byte loads of the keys, then of the values, before it converts any:
-// two trips to memory per block.
+// 16 bytes global -> shared, or 16 zero bytes when !valid (nothing read).
+__device__ __forceinline__ void copy_async_16(void* shared, const void* global, bool valid) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(global),
+               "r"(valid ? 16 : 0));
+}
+
+// Starts copying keys and values [0, count) of a block into `raw`, zeros past
+// count (finite: a weight of 0 times them adds exactly 0).
 template <int kHeadDim>
-__device__ void stage_block(const float* keys, const float* values, int count,
-                            Stage<kHeadDim>& stage) {
+__device__ void start_copy(const float* keys, const float* values, int count, Raw<kHeadDim>& raw) {
   constexpr int kGroups = kHeadDim / 4;  // float4s per row
-  constexpr int kThreads = kWarps * 32;
-  constexpr int kKeyLoads = (kKeys * kGroups + kThreads - 1) / kThreads;
-  constexpr int kValueLoads = ((kKeys / 2) * kGroups + kThreads - 1) / kThreads;
-  const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
-  float4 loaded[kKeyLoads];
-#pragma unroll
-  for (int u = 0; u < kKeyLoads; ++u) {
-    const int i = threadIdx.x + u * kThreads;
-    const int key = i / kGroups;
-    loaded[u] = i < kKeys * kGroups && key < count
-                    ? reinterpret_cast<const float4*>(keys + key * kHeadDim)[i % kGroups]
-                    : zero;
-  }
-#pragma unroll
-  for (int u = 0; u < kKeyLoads; ++u) {
-    const int i = threadIdx.x + u * kThreads;
-    if (i >= kKeys * kGroups) break;
+  for (int i = threadIdx.x; i < kKeys * kGroups; i += kWarps * 32) {
     const int key = i / kGroups;
     const int d = (i % kGroups) * 4;
-    const Halves first = split_pair(loaded[u].x, loaded[u].y);
-    const Halves second = split_pair(loaded[u].z, loaded[u].w);
+    const bool valid = key < count;
+    copy_async_16(&raw.keys[key][d], valid ? keys + key * kHeadDim + d : keys, valid);
+    copy_async_16(&raw.values[key][d], valid ? values + key * kHeadDim + d : values, valid);
+  }
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+
+__device__ __forceinline__ void wait_copies() {
+  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+}
+
+// The copied block as bf16 halves: keys as rows, values transposed. A thread
+// takes the value pair (2p, 2p + 1) at four dims, p running fastest across
+// the warp, so each transposed store of a warp hits 32 banks.
+template <int kHeadDim>
+__device__ void convert_block(const Raw<kHeadDim>& raw, Stage<kHeadDim>& stage) {
+  constexpr int kGroups = kHeadDim / 4;
+  for (int i = threadIdx.x; i < kKeys * kGroups; i += kWarps * 32) {
+    const int key = i / kGroups;
+    const int d = (i % kGroups) * 4;
+    const float4 k = *reinterpret_cast<const float4*>(&raw.keys[key][d]);
+    const Halves first = split_pair(k.x, k.y);
+    const Halves second = split_pair(k.z, k.w);
     *reinterpret_cast<uint2*>(&stage.key_hi[key][d]) = make_uint2(first.hi, second.hi);
     *reinterpret_cast<uint2*>(&stage.key_lo[key][d]) = make_uint2(first.lo, second.lo);
   }
-  // Values: a thread takes keys (2p, 2p + 1) at four dims, so each store is
-  // one bf16 pair of the transposed layout.
-  float4 pairs[kValueLoads][2];
-#pragma unroll
-  for (int u = 0; u < kValueLoads; ++u) {
-    const int i = threadIdx.x + u * kThreads;
-    const int key = (i / kGroups) * 2;
-    const bool inside = i < (kKeys / 2) * kGroups;
-    const float4* row = reinterpret_cast<const float4*>(values + key * kHeadDim) + i % kGroups;
-    pairs[u][0] = inside && key < count ? row[0] : zero;
-    pairs[u][1] = inside && key + 1 < count ? row[kGroups] : zero;
-  }
-#pragma unroll
-  for (int u = 0; u < kValueLoads; ++u) {
-    const int i = threadIdx.x + u * kThreads;
-    if (i >= (kKeys / 2) * kGroups) break;
-    const int key = (i / kGroups) * 2;
-    const int d = (i % kGroups) * 4;
-    const float first[4] = {pairs[u][0].x, pairs[u][0].y, pairs[u][0].z, pairs[u][0].w};
-    const float second[4] = {pairs[u][1].x, pairs[u][1].y, pairs[u][1].z, pairs[u][1].w};
+  for (int i = threadIdx.x; i < (kKeys / 2) * kGroups; i += kWarps * 32) {
+    const int key = (i % (kKeys / 2)) * 2;
+    const int d = (i / (kKeys / 2)) * 4;
+    const float4 v0 = *reinterpret_cast<const float4*>(&raw.values[key][d]);
+    const float4 v1 = *reinterpret_cast<const float4*>(&raw.values[key + 1][d]);
+    const float first[4] = {v0.x, v0.y, v0.z, v0.w};
+    const float second[4] = {v1.x, v1.y, v1.z, v1.w};
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const Halves pair = split_pair(first[e], second[e]);
@@ -188,7 +205,7 @@ __device__ __forceinline__ float quad_sum(float v) {
 // The warp's online-softmax step over the staged block whose first key is at
 // position `base`; last[h] is row (g + 8h)'s last visible position here (-1:
 // none).
-template <int kHeadDim>
+template <int kHeadDim, bool kLo>
 __device__ void attend_block(const Stage<kHeadDim>& stage, int base, const int (&last)[2],
                              float scale, WarpState<kHeadDim>& state) {
   const int lane = threadIdx.x % 32;
@@ -201,7 +218,7 @@ __device__ void attend_block(const Stage<kHeadDim>& stage, int base, const int (
     for (int j = 0; j < 4; ++j) {
       const __nv_bfloat16* hi = &stage.key_hi[8 * j + g][16 * s + 2 * t];
       const __nv_bfloat16* lo = &stage.key_lo[8 * j + g][16 * s + 2 * t];
-      mma_halves(scores[j], state.q_hi[s], state.q_lo[s], Halves{load_pair(hi), load_pair(lo)},
+      mma_halves<kLo>(scores[j], state.q_hi[s], state.q_lo[s], Halves{load_pair(hi), load_pair(lo)},
                  Halves{load_pair(hi + 8), load_pair(lo + 8)});
     }
   }
@@ -253,7 +270,7 @@ __device__ void attend_block(const Stage<kHeadDim>& stage, int base, const int (
     for (int n = 0; n < WarpState<kHeadDim>::kTiles; ++n) {
       const __nv_bfloat16* hi = &stage.value_hi[8 * n + g][16 * s + 2 * t];
       const __nv_bfloat16* lo = &stage.value_lo[8 * n + g][16 * s + 2 * t];
-      mma_halves(state.out[n], p_hi, p_lo, Halves{load_pair(hi), load_pair(lo)},
+      mma_halves<kLo>(state.out[n], p_hi, p_lo, Halves{load_pair(hi), load_pair(lo)},
                  Halves{load_pair(hi + 8), load_pair(lo + 8)});
     }
   }
@@ -261,7 +278,7 @@ __device__ void attend_block(const Stage<kHeadDim>& stage, int base, const int (
 
 #endif  // ALGENTA_PREFILL_MMA
 
-template <int kHeadDim>
+template <int kHeadDim, bool kLo>
 __global__ void __launch_bounds__(kWarps * 32)
     attention_prefill_mma_kernel(const float* __restrict__ qkv, int qkv_stride,
                                  const RowMeta* __restrict__ rows, int row_count,
@@ -270,7 +287,8 @@ __global__ void __launch_bounds__(kWarps * 32)
 #ifndef ALGENTA_PREFILL_MMA
   __trap();  // bf16 mma.sync needs sm_80: never launched there (see the launcher)
 #else
-  __shared__ __align__(16) Stage<kHeadDim> stage;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  Shared<kHeadDim>& shared = *reinterpret_cast<Shared<kHeadDim>*>(shared_bytes);
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   const int g = lane / 4;
@@ -336,14 +354,24 @@ __global__ void __launch_bounds__(kWarps * 32)
     const int last[2] = {mine[0].position >= 0 && mine[0].slot == slot ? mine[0].position : -1,
                          mine[1].position >= 0 && mine[1].slot == slot ? mine[1].position : -1};
     const int warp_last = __reduce_max_sync(0xffffffffu, max(last[0], last[1]));
-    for (int b = 0; b <= last_position / kKeys; ++b) {
-      __syncthreads();  // the previous block is consumed
+    const int blocks = last_position / kKeys + 1;
+    const auto copy_block = [&](int b) {
       const int block = kv.block_tables[slot * kv.max_blocks + b];
       const int64_t base = (static_cast<int64_t>(block) * kv.kv_heads + kv_head) * kKeys * kHeadDim;
-      stage_block<kHeadDim>(kv.keys + base, kv.values + base,
-                            min(kKeys, last_position - b * kKeys + 1), stage);
-      __syncthreads();
-      if (warp_last >= b * kKeys) attend_block<kHeadDim>(stage, b * kKeys, last, scale, state);
+      start_copy<kHeadDim>(kv.keys + base, kv.values + base,
+                           min(kKeys, last_position - b * kKeys + 1), shared.raw);
+    };
+    __syncthreads();  // the previous sequence's last block is converted
+    copy_block(0);
+    for (int b = 0; b < blocks; ++b) {
+      wait_copies();
+      __syncthreads();  // block b is in raw for every thread; the stage is consumed
+      convert_block<kHeadDim>(shared.raw, shared.stage);
+      __syncthreads();  // the stage is ready; raw is free
+      if (b + 1 < blocks) copy_block(b + 1);
+      if (warp_last >= b * kKeys) {
+        attend_block<kHeadDim, kLo>(shared.stage, b * kKeys, last, scale, state);
+      }
     }
   }
 
@@ -369,32 +397,53 @@ bool prefill_mma_applies(const HeadShape& shape, bool vector_rows) {
          (hd == 16 || hd == 32 || hd == 64 || hd == 128);
 }
 
+// One kernel per head_dim and policy, allowed its dynamic shared memory
+// (over the 48 KiB default at head_dim 128) once.
+template <int kHeadDim, bool kLo>
+cudaError_t launch_kernel(const float* qkv, int qkv_stride, const RowMeta* rows, int row_count,
+                          HeadShape shape, PagedKv kv, float scale, float* out,
+                          cudaStream_t stream) {
+  constexpr int kBytes = sizeof(Shared<kHeadDim>);
+  static const cudaError_t allowed =
+      cudaFuncSetAttribute(attention_prefill_mma_kernel<kHeadDim, kLo>,
+                           cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
+  if (allowed != cudaSuccess) return allowed;
+  const dim3 grid((row_count + kRowsPerBlock - 1) / kRowsPerBlock, shape.heads);
+  attention_prefill_mma_kernel<kHeadDim, kLo><<<grid, kWarps * 32, kBytes, stream>>>(
+      qkv, qkv_stride, rows, row_count, shape, kv, scale, out);
+  return cudaGetLastError();
+}
+
+template <int kHeadDim>
+cudaError_t launch_for_head_dim(const float* qkv, int qkv_stride, const RowMeta* rows,
+                                int row_count, HeadShape shape, PagedKv kv, float scale,
+                                bool lo_halves, float* out, cudaStream_t stream) {
+  return lo_halves
+             ? launch_kernel<kHeadDim, true>(qkv, qkv_stride, rows, row_count, shape, kv, scale,
+                                             out, stream)
+             : launch_kernel<kHeadDim, false>(qkv, qkv_stride, rows, row_count, shape, kv, scale,
+                                              out, stream);
+}
+
 cudaError_t launch_attention_prefill_mma(const float* qkv, int qkv_stride, const RowMeta* rows,
                                          int row_count, HeadShape shape, PagedKv kv, float scale,
-                                         float* out, cudaStream_t stream) {
-  const dim3 grid((row_count + kRowsPerBlock - 1) / kRowsPerBlock, shape.heads);
-  const dim3 block(kWarps * 32);
+                                         bool lo_halves, float* out, cudaStream_t stream) {
   switch (shape.head_dim) {
     case 16:
-      attention_prefill_mma_kernel<16><<<grid, block, 0, stream>>>(qkv, qkv_stride, rows, row_count,
-                                                                   shape, kv, scale, out);
-      break;
+      return launch_for_head_dim<16>(qkv, qkv_stride, rows, row_count, shape, kv, scale,
+                                     lo_halves, out, stream);
     case 32:
-      attention_prefill_mma_kernel<32><<<grid, block, 0, stream>>>(qkv, qkv_stride, rows, row_count,
-                                                                   shape, kv, scale, out);
-      break;
+      return launch_for_head_dim<32>(qkv, qkv_stride, rows, row_count, shape, kv, scale,
+                                     lo_halves, out, stream);
     case 64:
-      attention_prefill_mma_kernel<64><<<grid, block, 0, stream>>>(qkv, qkv_stride, rows, row_count,
-                                                                   shape, kv, scale, out);
-      break;
+      return launch_for_head_dim<64>(qkv, qkv_stride, rows, row_count, shape, kv, scale,
+                                     lo_halves, out, stream);
     case 128:
-      attention_prefill_mma_kernel<128><<<grid, block, 0, stream>>>(qkv, qkv_stride, rows, row_count,
-                                                                    shape, kv, scale, out);
-      break;
+      return launch_for_head_dim<128>(qkv, qkv_stride, rows, row_count, shape, kv, scale,
+                                      lo_halves, out, stream);
     default:
       return cudaErrorInvalidValue;
   }
-  return cudaGetLastError();
 }
 
 }  // namespace algenta::cuda

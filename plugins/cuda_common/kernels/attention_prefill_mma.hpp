@@ -16,6 +16,6 @@ bool prefill_mma_applies(const HeadShape& shape, bool vector_rows);
 // launch_attention_prefill's contract (launch.hpp), on tensor cores.
 cudaError_t launch_attention_prefill_mma(const float* qkv, int qkv_stride, const RowMeta* rows,
                                          int row_count, HeadShape shape, PagedKv kv, float scale,
-                                         float* out, cudaStream_t stream);
+                                         bool lo_halves, float* out, cudaStream_t stream);
 
 }  // namespace algenta::cuda

@@ -30,7 +30,7 @@ __global__ void split_hi_lo_kernel(const float* __restrict__ x, int64_t count,
        i += int64_t{gridDim.x} * blockDim.x) {
     const Element h = static_cast<Element>(x[i]);
     hi[i] = h;
-    lo[i] = static_cast<Element>(__fsub_rn(x[i], static_cast<float>(h)));
+    if (lo != nullptr) lo[i] = static_cast<Element>(__fsub_rn(x[i], static_cast<float>(h)));
   }
 }
 

@@ -29,18 +29,22 @@ cudaError_t launch_rmsnorm_residual(float* x, const float* delta, const float* d
 // qkv[r] = [q | k | v] as the fused projection wrote it. Adds the biases,
 // applies the per-head q/k norms (when given) and RoPE (cos/sin tables of
 // [positions][head_dim / 2]); q stays in qkv, k and v go to the cache slot
-// of the row's position.
+// of the row's position. bf16_inputs (the bf16 policy): q, k and v are
+// rounded to bf16 values (still stored as fp32) on the way.
 cudaError_t launch_qkv_rope_cache(float* qkv, const float* bias, const float* q_norm,
                                   const float* k_norm, float eps, const float* rope_cos,
                                   const float* rope_sin, const RowMeta* rows, int row_count,
-                                  HeadShape shape, PagedKv kv, cudaStream_t stream);
+                                  HeadShape shape, PagedKv kv, bool bf16_inputs,
+                                  cudaStream_t stream);
 
 // Causal attention of every row's query heads (q inside qkv rows of
 // qkv_stride floats) over its sequence's cached keys 0..position.
-// Prefill form: one pass over the blocks from position 0.
+// Prefill form: one pass over the blocks from position 0. lo_halves (exact):
+// where it runs on tensor cores, every fp32 operand as hi + lo bf16 halves;
+// false (bf16): the hi halves alone.
 cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const RowMeta* rows,
                                      int row_count, HeadShape shape, PagedKv kv, float scale,
-                                     float* out, cudaStream_t stream);
+                                     bool lo_halves, float* out, cudaStream_t stream);
 
 // Decode form (flash-decoding): keys in fixed slices of kDecodeSplitBlocks
 // blocks, one warp per block, the warps of a slice merged in block order
@@ -61,13 +65,15 @@ cudaError_t launch_swiglu(const float* gate_up, int rows, int intermediate, floa
                           cudaStream_t stream);
 
 // hi = Element(x), lo = Element(x - hi): two Element GEMMs on hi and lo
-// carry about twice Element's mantissa of the fp32 activations.
+// carry about twice Element's mantissa of the fp32 activations. lo may be
+// null (the bf16 policy: hi alone).
 cudaError_t launch_split_hi_lo(const float* x, std::int64_t count, Element* hi, Element* lo,
                                cudaStream_t stream);
 
 // y[m, n] = sum_k x[m, k] * w[n, k] on tensor cores in mma_gemm's fixed
-// order (fp32 x as hi + lo halves): the decode path's and lm_head's GEMM.
+// order: the decode path's and lm_head's GEMM. lo_halves (exact): fp32 x as
+// hi + lo halves; false (bf16): x rounded to Element.
 cudaError_t launch_mma_gemm_f32(const float* x, const Element* w, float* y, int rows, int columns,
-                                int depth, cudaStream_t stream);
+                                int depth, bool lo_halves, cudaStream_t stream);
 
 }  // namespace algenta::cuda

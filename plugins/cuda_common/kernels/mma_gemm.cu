@@ -5,8 +5,8 @@
 namespace algenta::cuda {
 
 cudaError_t launch_mma_gemm_f32(const float* x, const Element* w, float* y, int rows, int columns,
-                                int depth, cudaStream_t stream) {
-  return launch_mma_gemm<Element>(x, w, y, rows, columns, depth, stream);
+                                int depth, bool lo_halves, cudaStream_t stream) {
+  return launch_mma_gemm<Element>(x, w, y, rows, columns, depth, lo_halves, stream);
 }
 
 }  // namespace algenta::cuda

@@ -3,212 +3,42 @@
 // mma.sync m16n8k8 (f16 on sm_75, bf16 from sm_80) with fp32 accumulators.
 // The fp32 activations enter as two Element halves, hi = Element(x) and
 // lo = Element(x - hi), each multiplied in turn, so x keeps about twice
-// Element's mantissa.
+// Element's mantissa (the exact policy); the bf16 policy sends hi alone.
 //
-// Work split: a block owns 8 output columns and its kMmaGemmSplits warps
-// share K (split-K inside the block): a decode GEMM of N = 1024 then still
-// fills every SM, and each warp streams its own weights.
-//
-// Reduction order, fixed by K alone: K is cut into chunks of 64 from k = 0;
-// warp s takes chunks s, s + kMmaGemmSplits, ... in increasing order. Inside
-// a chunk, lane quad t holds k = chunk + 16 t .. +15 of its W row (two
-// 16-byte loads) and of its two x rows; mma step j (0..7) multiplies the
-// pairs k = chunk + 16 t + 2 j + {0,1} of all four quads, hi first, then
-// lo. The warps' partial tiles are then added in warp order 0, 1, ... Rows
-// go through the same steps in m-tiles of 16 whatever M is; a row's
-// accumulators see only its own x, so its result does not depend on M or on
-// the other rows. No atomics; ragged K and N are zero-padded, which adds
-// exact zeros.
+// Two kernels, one per build: mma_gemm_x_a.cuh, certified by the gates on
+// the card, and the candidate mma_gemm_weights_a.cuh (weights as the mma's
+// A operand), built with ALGENTA_CUDA_CANDIDATE_KERNELS=ON until it has
+// passed them. Each fixes its reduction order by K alone, so a row's bits do
+// not depend on M; the two orders differ, so their bits differ.
 #pragma once
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-
-#include <cstdint>
-#include <type_traits>
+#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
+#include "mma_gemm_weights_a.cuh"
+#else
+#include "mma_gemm_x_a.cuh"
+#endif
 
 namespace algenta::cuda {
 
-inline constexpr int kMmaGemmSplits = 8;    // warps per block, each a share of K
-inline constexpr int kMmaGemmChunk = 64;    // k per load step (4 quads x 16)
-inline constexpr int kMmaGemmTileRows = 16; // rows per m-tile
-
-template <typename Element>
-__device__ __forceinline__ uint32_t pack_pair(Element first, Element second) {
-  union {
-    Element e[2];
-    uint32_t u;
-  } v;
-  v.e[0] = first;  // lower k in the low half, as mma expects
-  v.e[1] = second;
-  return v.u;
-}
-
-// c += A (16 x 8, rows g and g + 8 in a0 / a1) * B (8 x 8, column g in b).
-template <typename Element>
-__device__ __forceinline__ void mma_16x8x8(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t b) {
-  if constexpr (std::is_same_v<Element, __nv_bfloat16>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a0), "r"(a1), "r"(b));
-  } else {
-    static_assert(std::is_same_v<Element, __half>, "mma_gemm takes bf16 or f16 weights");
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a0), "r"(a1), "r"(b));
-  }
-}
-
-// 16 consecutive values from p (valid: how many exist; the rest are 0).
-template <typename T>
-union Sixteen {
-  uint4 raw[16 * sizeof(T) / 16];
-  T v[16];
-};
-
-template <typename T, bool kVec>
-__device__ __forceinline__ void load16(const T* p, int valid, Sixteen<T>& out) {
-  if (kVec && valid >= 16) {
-#pragma unroll
-    for (int i = 0; i < static_cast<int>(16 * sizeof(T) / 16); ++i)
-      out.raw[i] = reinterpret_cast<const uint4*>(p)[i];
-  } else {
-#pragma unroll
-    for (int j = 0; j < 16; ++j) out.v[j] = j < valid ? p[j] : static_cast<T>(0.f);
-  }
-}
-
-// One 64-k chunk of the warp's 16 x 8 tile: mma steps s = 0..7, hi then lo.
-template <typename Element>
-__device__ __forceinline__ void mma_chunk(float (&c)[4], const Sixteen<Element>& wv,
-                                          const float* top, const float* bottom) {
-#pragma unroll
-  for (int s = 0; s < 8; ++s) {
-    const uint32_t b = pack_pair(wv.v[2 * s], wv.v[2 * s + 1]);
-    const Element top_hi0 = static_cast<Element>(top[2 * s]);
-    const Element top_hi1 = static_cast<Element>(top[2 * s + 1]);
-    const Element bottom_hi0 = static_cast<Element>(bottom[2 * s]);
-    const Element bottom_hi1 = static_cast<Element>(bottom[2 * s + 1]);
-    mma_16x8x8<Element>(c, pack_pair(top_hi0, top_hi1), pack_pair(bottom_hi0, bottom_hi1), b);
-    const uint32_t top_lo = pack_pair(
-        static_cast<Element>(__fsub_rn(top[2 * s], static_cast<float>(top_hi0))),
-        static_cast<Element>(__fsub_rn(top[2 * s + 1], static_cast<float>(top_hi1))));
-    const uint32_t bottom_lo = pack_pair(
-        static_cast<Element>(__fsub_rn(bottom[2 * s], static_cast<float>(bottom_hi0))),
-        static_cast<Element>(__fsub_rn(bottom[2 * s + 1], static_cast<float>(bottom_hi1))));
-#if defined(ALGENTA_CUDA_PLANTED_BUG) && ALGENTA_CUDA_PLANTED_BUG == 4
-    (void)top_lo;  // planted: the lo half is dropped (bf16-only activations)
-    (void)bottom_lo;
-#else
-    mma_16x8x8<Element>(c, top_lo, bottom_lo, b);
-#endif
-  }
-}
-
-// kVec: rows of x and w start 16-byte aligned (K % 8 == 0, aligned bases);
-// both variants give the same bits.
-// kBottom: some m-tile has rows in its lower half (M > 8). Without them the
-// lower half is zeros, as the loads would give, so both variants give the
-// same bits for the rows they share.
-// kDepth of a warp's chunks are loaded before any is multiplied, so a warp
-// keeps kDepth x 512 bytes of weights in flight (a decode GEMM is a stream
-// of weights: latency hidden by depth, not by more rows). The
-// multiplication order is the same for every depth.
-template <typename Element, bool kVec, bool kBottom, int kDepth>
-__global__ void __launch_bounds__(kMmaGemmSplits * 32)
-    mma_gemm_kernel(const float* __restrict__ x, const Element* __restrict__ w,
-                    float* __restrict__ y, int M, int N, int K) {
-  __shared__ float partial[kMmaGemmSplits][32][4];
-  const int lane = threadIdx.x % 32;
-  const int split = threadIdx.x / 32;
-  const int g = lane / 4;  // row of A / column of B this lane feeds
-  const int t = lane % 4;  // its quad: which 16 k of a chunk
-  const int n0 = blockIdx.x * 8;
-  const Element* w_row = n0 + g < N ? w + static_cast<int64_t>(n0 + g) * K : nullptr;
-  constexpr int kStride = kMmaGemmChunk * kMmaGemmSplits;  // between a warp's chunks
-
-  for (int m0 = 0; m0 < M; m0 += kMmaGemmTileRows) {
-    const float* x_top = m0 + g < M ? x + static_cast<int64_t>(m0 + g) * K : nullptr;
-    const float* x_bottom = m0 + g + 8 < M ? x + static_cast<int64_t>(m0 + g + 8) * K : nullptr;
-    float c[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int k0 = split * kMmaGemmChunk; k0 < K; k0 += kStride * kDepth) {
-      Sixteen<Element> wv[kDepth];
-      Sixteen<float> top_x[kDepth];
-      Sixteen<float> bottom_x[kBottom ? kDepth : 1];
-#pragma unroll
-      for (int u = 0; u < kDepth; ++u) {
-        const int k = k0 + u * kStride + 16 * t;
-        const int valid = K - k;  // <= 0 past the end: nothing is read
-        // Rows past M or N read nothing and feed zeros.
-        load16<Element, kVec>(w_row != nullptr ? w_row + k : w, w_row != nullptr ? valid : 0, wv[u]);
-        load16<float, kVec>(x_top != nullptr ? x_top + k : x, x_top != nullptr ? valid : 0, top_x[u]);
-        if constexpr (kBottom) {
-          load16<float, kVec>(x_bottom != nullptr ? x_bottom + k : x,
-                              x_bottom != nullptr ? valid : 0, bottom_x[u]);
-        }
-      }
-      if constexpr (!kBottom) {
-#pragma unroll
-        for (int j = 0; j < 16; ++j) bottom_x[0].v[j] = 0.f;
-      }
-#pragma unroll
-      for (int u = 0; u < kDepth; ++u) {
-        if (k0 + u * kStride >= K) break;  // the same chunks as K alone gives
-        mma_chunk<Element>(c, wv[u], top_x[u].v, bottom_x[kBottom ? u : 0].v);
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < 4; ++i) partial[split][lane][i] = c[i];
-    __syncthreads();
-    if (split == 0) {
-#pragma unroll
-      for (int s = 1; s < kMmaGemmSplits; ++s) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) c[i] = __fadd_rn(c[i], partial[s][lane][i]);
-      }
-      const int column = n0 + 2 * t;
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int row = m0 + g + 8 * half;
-        if (row >= M) continue;
-        float* out = y + static_cast<int64_t>(row) * N;
-        if (column < N) out[column] = c[2 * half];
-        if (column + 1 < N) out[column + 1] = c[2 * half + 1];
-      }
-    }
-    __syncthreads();  // partial is read before the next m-tile writes it
-  }
-}
-
-template <typename Element, bool kVec>
-void launch_mma_gemm_variant(const float* x, const Element* w, float* y, int M, int N, int K,
-                             dim3 grid, cudaStream_t stream) {
-  const int threads = kMmaGemmSplits * 32;
-  if (M > 8) {
-    mma_gemm_kernel<Element, kVec, true, 2><<<grid, threads, 0, stream>>>(x, w, y, M, N, K);
-  } else {
-    mma_gemm_kernel<Element, kVec, false, 4><<<grid, threads, 0, stream>>>(x, w, y, M, N, K);
-  }
-}
-
-// x [M, K] fp32, w [N, K] Element, row-major; y [M, N] fp32.
+// x [M, K] fp32, w [N, K] Element, row-major; y [M, N] fp32. lo_halves:
+// the exact policy (x as hi + lo halves); false: the bf16 policy (x rounded
+// to Element once, the hi half alone).
 template <typename Element>
 cudaError_t launch_mma_gemm(const float* x, const Element* w, float* y, int M, int N, int K,
-                            cudaStream_t stream) {
+                            bool lo_halves, cudaStream_t stream) {
   if (M < 0 || N < 0 || K < 0) return cudaErrorInvalidValue;
   if (M == 0 || N == 0) return cudaSuccess;
-  const dim3 grid((N + 7) / 8);
-  const bool aligned = K % 8 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
-                       reinterpret_cast<uintptr_t>(w) % 16 == 0;
-  if (aligned)
-    launch_mma_gemm_variant<Element, true>(x, w, y, M, N, K, grid, stream);
+#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
+  if (lo_halves)
+    launch_mma_gemm_weights_a<Element, true>(x, w, y, M, N, K, stream);
   else
-    launch_mma_gemm_variant<Element, false>(x, w, y, M, N, K, grid, stream);
+    launch_mma_gemm_weights_a<Element, false>(x, w, y, M, N, K, stream);
+#else
+  if (lo_halves)
+    launch_mma_gemm_x_a<Element, true>(x, w, y, M, N, K, stream);
+  else
+    launch_mma_gemm_x_a<Element, false>(x, w, y, M, N, K, stream);
+#endif
   return cudaGetLastError();
 }
 

@@ -3,6 +3,8 @@
 // value go to the row's slot in the paged cache. One warp per (row, head);
 // the head passes through shared memory because rotate_half pairs element i
 // with i + head_dim / 2, which another lane may own.
+#include <cuda_bf16.h>
+
 #include "launch.hpp"
 #include "warp_reduce.cuh"
 
@@ -23,12 +25,18 @@ __device__ __forceinline__ float* cache_row(float* base, const PagedKv& kv, int 
                     kv.head_dim;
 }
 
+// What attention reads: the value itself (exact), or the nearest bf16 value
+// (the bf16 policy's attention inputs and KV cache, held in fp32 storage).
+__device__ __forceinline__ float attention_input(float v, bool bf16_inputs) {
+  return bf16_inputs ? __bfloat162float(__float2bfloat16_rn(v)) : v;
+}
+
 __global__ void __launch_bounds__(kHeadsPerBlock * 32)
     qkv_rope_cache_kernel(float* __restrict__ qkv, const float* __restrict__ bias,
                           const float* __restrict__ q_norm, const float* __restrict__ k_norm,
                           float eps, const float* __restrict__ rope_cos,
                           const float* __restrict__ rope_sin, const RowMeta* __restrict__ rows,
-                          HeadShape shape, PagedKv kv) {
+                          HeadShape shape, PagedKv kv, bool bf16_inputs) {
   __shared__ float head_values[kHeadsPerBlock][kMaxHeadDim];
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
@@ -75,7 +83,7 @@ __global__ void __launch_bounds__(kHeadsPerBlock * 32)
   }
 
   if (is_query) {
-    for (int i = 0, d = lane; d < hd; ++i, d += 32) x[d] = rotated[i];
+    for (int i = 0, d = lane; d < hd; ++i, d += 32) x[d] = attention_input(rotated[i], bf16_inputs);
     return;
   }
   int slot_position = row.position;
@@ -87,8 +95,10 @@ __global__ void __launch_bounds__(kHeadsPerBlock * 32)
   float* value = cache_row(kv.values, kv, row.slot, kv_head, slot_position);
   const float* v_source = x + kv_dim;
   for (int i = 0, d = lane; d < hd; ++i, d += 32) {
-    key[d] = rotated[i];
-    value[d] = bias != nullptr ? __fadd_rn(v_source[d], bias[offset + kv_dim + d]) : v_source[d];
+    key[d] = attention_input(rotated[i], bf16_inputs);
+    value[d] = attention_input(
+        bias != nullptr ? __fadd_rn(v_source[d], bias[offset + kv_dim + d]) : v_source[d],
+        bf16_inputs);
   }
 }
 
@@ -97,12 +107,13 @@ __global__ void __launch_bounds__(kHeadsPerBlock * 32)
 cudaError_t launch_qkv_rope_cache(float* qkv, const float* bias, const float* q_norm,
                                   const float* k_norm, float eps, const float* rope_cos,
                                   const float* rope_sin, const RowMeta* rows, int row_count,
-                                  HeadShape shape, PagedKv kv, cudaStream_t stream) {
+                                  HeadShape shape, PagedKv kv, bool bf16_inputs,
+                                  cudaStream_t stream) {
   if (row_count == 0) return cudaSuccess;
   if (shape.head_dim > kMaxHeadDim || shape.head_dim % 2 != 0) return cudaErrorInvalidValue;
   const dim3 grid(row_count, (shape.heads + shape.kv_heads + kHeadsPerBlock - 1) / kHeadsPerBlock);
   qkv_rope_cache_kernel<<<grid, kHeadsPerBlock * 32, 0, stream>>>(
-      qkv, bias, q_norm, k_norm, eps, rope_cos, rope_sin, rows, shape, kv);
+      qkv, bias, q_norm, k_norm, eps, rope_cos, rope_sin, rows, shape, kv, bf16_inputs);
   return cudaGetLastError();
 }
 

@@ -1,7 +1,13 @@
 // Embedding lookup and the fused residual-add + RMSNorm. fp32 residual
 // stream; one block per row; each thread sums a fixed strided slice, then a
 // fixed tree over the block, so a row's bits depend on its length alone.
+#include <cuda_bf16.h>
+
 #include "launch.hpp"
+
+#ifndef ALGENTA_CUDA_PLANTED_BUG
+#define ALGENTA_CUDA_PLANTED_BUG 0
+#endif
 
 namespace algenta::cuda {
 namespace {
@@ -32,6 +38,9 @@ __global__ void __launch_bounds__(kNormThreads)
       // as the reference: x += (o + b)
       const float d = delta_bias != nullptr ? __fadd_rn(delta_row[c], delta_bias[c]) : delta_row[c];
       v = __fadd_rn(v, d);
+#if ALGENTA_CUDA_PLANTED_BUG == 6
+      v = __bfloat162float(__float2bfloat16_rn(v));  // planted: the residual stream kept in bf16
+#endif
       row[c] = v;  // each thread reads back only its own columns
     }
     sum = __fadd_rn(sum, __fmul_rn(v, v));
