@@ -51,6 +51,9 @@ struct ServeOptions {
   // --prefix-cache on|off; empty: on when the engine takes the host's KV
   // block tables (ABI 1.1), off when it keeps its own cache.
   std::string prefix_cache;
+  // --sampling engine|host: sampled tokens drawn inside the engine when it
+  // can (ABI 1.2), or always by the host from the engine's logits.
+  std::string sampling_on = "engine";
   std::int64_t drain_timeout_ms = 30000;  // SIGTERM: how long in-flight requests may finish
   http::ServerOptions http;
 };

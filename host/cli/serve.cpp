@@ -115,6 +115,12 @@ int serve_http(EngineSession& session, const prompt::ModelText& text, const Serv
             << (session.host_block_geometry() ? "the host's block tables"
                                               : "the engine's own cache")
             << "); prefix cache " << prefix_cache.reason << "\n";
+  std::cerr << kCommand << ": sampled tokens drawn "
+            << (session.engine_samples() ? "inside the engine (its logits stay where they are)"
+                : options.sampling_on == "host"
+                    ? "by the host from the engine's logits (--sampling host)"
+                    : "by the host from the engine's logits (the engine does not draw)")
+            << "\n";
   if (settings.metrics_without_key && settings.keys.enabled()) {
     std::cerr << kCommand << ": /metrics answers without an API key (--metrics-without-key)\n";
   }
@@ -173,6 +179,7 @@ int open_and_serve(std::unique_ptr<loader::LoadedPlugin> plugin, const ServeOpti
     open.max_sequences = options.max_running;  // the scheduler never runs more at once
     // The scheduler owns the KV blocks when the engine agrees.
     open.host_block_tables = true;
+    open.engine_sampling = options.sampling_on == "engine";
     open.precision = options.precision.precision;
     open.allow_weight_rounding = options.precision.allow_weight_rounding;
     EngineSession session(std::move(plugin), open);

@@ -45,6 +45,12 @@ void add_serve_flags(CLI::App* serve, ServeOptions& options) {
                     "(default: on when the engine takes the host's KV block tables, off when it "
                     "keeps its own cache; on with such an engine is an error)")
       ->check(CLI::IsMember({"on", "off"}));
+  serve->add_option("--sampling", options.sampling_on,
+                    "where sampled tokens are drawn: engine (inside the engine when it can, so "
+                    "logits stay on its device; else the host) or host (always the host, from "
+                    "the engine's logits); both run the same pipeline")
+      ->check(CLI::IsMember({"engine", "host"}))
+      ->capture_default_str();
   serve->add_option("--drain-timeout-ms", options.drain_timeout_ms,
                     "on SIGTERM, how long requests in flight may take to finish")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{3600000}))

@@ -1,5 +1,7 @@
 #include "engine/engine_session.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -47,6 +49,48 @@ std::optional<HostBlockGeometry> accepted_block_tables(const AlgentaEngineOpen_A
                           " (accepted must be 1 with both counts >= 1)");
   }
   return HostBlockGeometry{args.kv_tokens_per_block, args.kv_blocks_total};
+}
+
+// Whether an engine took engine sampling; an answer other than 0 or 1 is the
+// engine's bug.
+bool accepted_sampling(const AlgentaEngineOpen_Args& args, bool offered, const std::string& plugin) {
+  if (!offered) return false;
+  if (args.sampling_accepted > 1) {
+    throw EngineError(ALGENTA_STATUS_INTERNAL,
+                      plugin + " answered engine sampling with sampling_accepted " +
+                          std::to_string(args.sampling_accepted) + " (allowed: 0 or 1)");
+  }
+  return args.sampling_accepted == 1;
+}
+
+// The ABI form of a chunk's sampling, with its outputs pointing into `out`.
+AlgentaSampling abi_sampling(const ChunkSampling& c, double& logprob,
+                             std::array<std::int32_t, ALGENTA_MAX_TOP_LOGPROBS>& top_tokens,
+                             std::array<double, ALGENTA_MAX_TOP_LOGPROBS>& top_values,
+                             std::uint32_t& top_count) {
+  AlgentaSampling s{};
+  s.struct_size = ALGENTA_Sampling_STRUCT_SIZE;
+  s.temperature = c.params.temperature;
+  s.top_p = c.params.top_p;
+  s.top_k = c.params.top_k;
+  s.min_p = c.params.min_p;
+  s.presence_penalty = c.params.presence_penalty;
+  s.frequency_penalty = c.params.frequency_penalty;
+  s.repetition_penalty = c.params.repetition_penalty;
+  s.seed = c.seed;
+  s.prompt_tokens = c.prompt_tokens.data();
+  s.prompt_token_count = c.prompt_tokens.size();
+  s.output_tokens = c.output_tokens.data();
+  s.output_token_count = c.output_tokens.size();
+  s.banned_tokens = c.banned_tokens.data();
+  s.banned_token_count = c.banned_tokens.size();
+  s.want_logprob = c.params.logprobs ? 1 : 0;
+  s.top_logprobs = static_cast<std::uint32_t>(std::max(0, c.params.top_logprobs));
+  s.logprob = &logprob;
+  s.top_tokens = top_tokens.data();
+  s.top_values = top_values.data();
+  s.top_count = &top_count;
+  return s;
 }
 
 }  // namespace
@@ -107,10 +151,13 @@ EngineSession::EngineSession(std::unique_ptr<loader::LoadedPlugin> plugin,
   args.max_sequences = options.max_sequences;
   args.host_block_tables = options.host_block_tables ? 1 : 0;
   args.block_tables_accepted = 0;  // a 1.0 engine never writes it: declined
+  args.engine_samples = options.engine_sampling ? 1 : 0;
+  args.sampling_accepted = 0;  // an engine before 1.2 never writes it: declined
   check(plugin_->table().engine_open(&args));
   engine_ = args.engine;
   try {
     host_blocks_ = accepted_block_tables(args, options.host_block_tables, plugin_->entry().name);
+    engine_samples_ = accepted_sampling(args, options.engine_sampling, plugin_->entry().name);
   } catch (...) {
     loader::close_engine(plugin_->table(), engine_);  // no destructor runs for a failed constructor
     throw;
@@ -163,6 +210,16 @@ void EngineSession::check(AlgentaError* error) const {
 }
 
 StepResult EngineSession::step(const std::vector<ChunkRequest>& chunks) {
+  // The ABI's sampling structs and their outputs, per chunk (sized up front:
+  // chunks point into them).
+  struct Drawn {
+    AlgentaSampling sampling{};
+    double logprob = 0.0;
+    std::array<std::int32_t, ALGENTA_MAX_TOP_LOGPROBS> top_tokens{};
+    std::array<double, ALGENTA_MAX_TOP_LOGPROBS> top_values{};
+    std::uint32_t top_count = 0;
+  };
+  std::vector<Drawn> drawn(chunks.size());
   std::vector<AlgentaSequenceChunk> abi_chunks;
   std::size_t logit_floats = 0;
   for (const ChunkRequest& c : chunks) {
@@ -175,6 +232,15 @@ StepResult EngineSession::step(const std::vector<ChunkRequest>& chunks) {
     chunk.want_logits = c.logits;
     chunk.block_table = c.block_table.empty() ? nullptr : c.block_table.data();
     chunk.block_count = static_cast<std::uint32_t>(c.block_table.size());
+    if (c.sampling) {
+      if (!engine_samples_) {
+        throw EngineError(ALGENTA_STATUS_INVALID_ARGUMENT,
+                          "a chunk carries sampling parameters but the engine does not sample");
+      }
+      Drawn& d = drawn[abi_chunks.size()];
+      d.sampling = abi_sampling(*c.sampling, d.logprob, d.top_tokens, d.top_values, d.top_count);
+      chunk.sampling = &d.sampling;
+    }
     abi_chunks.push_back(chunk);
     if (c.logits == ALGENTA_LOGITS_LAST) logit_floats += vocab_size_;
     if (c.logits == ALGENTA_LOGITS_ALL) logit_floats += c.tokens.size() * vocab_size_;
@@ -192,6 +258,22 @@ StepResult EngineSession::step(const std::vector<ChunkRequest>& chunks) {
   args.logits = logit_floats > 0 ? result.logits.data() : nullptr;
   args.logits_capacity = logit_floats;
   check(plugin_->table().engine_step(&args));
+  result.drawn.resize(chunks.size());
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    if (!chunks[i].sampling || !chunks[i].sampling->params.logprobs) continue;
+    const Drawn& d = drawn[i];
+    DrawnLogprobs& out = result.drawn[i];
+    out.logprob = d.logprob;
+    const std::uint32_t asked = d.sampling.top_logprobs;
+    if (asked > 0 && d.top_count > asked) {
+      throw EngineError(ALGENTA_STATUS_INTERNAL,
+                        plugin_->entry().name + " reported " + std::to_string(d.top_count) +
+                            " top logprobs for a chunk that asked for " + std::to_string(asked));
+    }
+    for (std::uint32_t k = 0; asked > 0 && k < d.top_count; ++k) {
+      out.top.push_back({d.top_tokens[k], d.top_values[k]});
+    }
+  }
   return result;
 }
 

@@ -7,11 +7,14 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "loader/verified_loader.hpp"
+#include "sampling/logprobs.hpp"
+#include "sampling/sampling_params.hpp"
 
 namespace algenta::host {
 
@@ -19,6 +22,17 @@ struct EngineError : std::runtime_error {
   EngineError(AlgentaStatusCode code, const std::string& message)
       : std::runtime_error(message), code(code) {}
   AlgentaStatusCode code;
+};
+
+// How an engine that took engine sampling (ABI 1.2) draws a chunk's next
+// token: core/sampling's pipeline with these inputs. The spans are the
+// caller's and must outlive the step.
+struct ChunkSampling {
+  sampling::SamplingParams params;  // logprobs / top_logprobs: what to report
+  std::uint64_t seed = 0;
+  std::span<const std::int32_t> prompt_tokens;
+  std::span<const std::int32_t> output_tokens;
+  std::span<const std::int32_t> banned_tokens;  // never drawn (min_tokens)
 };
 
 struct ChunkRequest {
@@ -29,11 +43,20 @@ struct ChunkRequest {
   // With host block tables: the sequence's blocks covering positions
   // 0 .. start_position + tokens.size() - 1. Empty otherwise.
   std::vector<std::uint32_t> block_table;
+  // With engine sampling: how the next token is drawn; none = greedy.
+  std::optional<ChunkSampling> sampling;
+};
+
+// What the engine reported with a token it drew (as the chunk asked).
+struct DrawnLogprobs {
+  std::optional<double> logprob;
+  std::vector<sampling::TokenLogprob> top;
 };
 
 struct StepResult {
   std::vector<std::int32_t> next_tokens;  // one per chunk
   std::vector<float> logits;              // requested logits, in chunk order
+  std::vector<DrawnLogprobs> drawn;       // one per chunk (empty for greedy chunks)
 };
 
 // What the host asks of an engine at open.
@@ -50,6 +73,9 @@ struct EngineOpenOptions {
   // Offer to own the KV blocks and pass a block table with every chunk
   // (ABI 1.1); the engine may decline (host_block_geometry() then says so).
   bool host_block_tables = false;
+  // Offer to send sampling parameters instead of asking for logits (ABI
+  // 1.2); the engine may decline (engine_samples() then says so).
+  bool engine_sampling = false;
 };
 
 // The engine's paged cache when it took the host's block tables.
@@ -85,6 +111,9 @@ class EngineSession {
   // Set when the host offered block tables and the engine took them; the
   // host then allocates blocks and every chunk must carry its table.
   const std::optional<HostBlockGeometry>& host_block_geometry() const { return host_blocks_; }
+  // True when the host offered engine sampling and the engine took it:
+  // chunks may then carry ChunkSampling.
+  bool engine_samples() const { return engine_samples_; }
   const loader::LoadedPlugin& plugin() const { return *plugin_; }
 
   StepResult step(const std::vector<ChunkRequest>& chunks);
@@ -101,6 +130,7 @@ class EngineSession {
   std::string precision_;
   WeightRounding rounding_;
   std::optional<HostBlockGeometry> host_blocks_;
+  bool engine_samples_ = false;
 };
 
 // The policy `name` among those the plugin declares; UNSUPPORTED listing

@@ -38,6 +38,7 @@ EngineLoop::EngineLoop(StepEngine& engine, const tokenizer::Tokenizer* tokenizer
       limits_(batch_limits(engine.memory_report(), engine.host_block_geometry(),
                            engine.max_context(), options)),
       host_blocks_(engine.host_block_geometry().has_value()),
+      engine_samples_(engine.engine_samples()),
       scheduler_(limits_, prefix_caching_for(engine, options)) {
   metrics_.kv_cache_usage(0);
   thread_ = std::thread([this] { run(); });
@@ -159,10 +160,15 @@ std::vector<host::ChunkRequest> EngineLoop::chunks_for(const sched::StepPlan& pl
     } else {
       chunk.tokens.assign(1, generation.output().back());
     }
-    // Logits only where a token is sampled and the engine's greedy pick
-    // will not do; a chunk before the prompt's last needs none.
-    chunk.logits = row.samples_next_token() && generation.needs_logits() ? ALGENTA_LOGITS_LAST
-                                                                          : ALGENTA_LOGITS_NONE;
+    // Logits (or, with an engine that draws, sampling parameters) only where
+    // a token is sampled and the engine's greedy pick will not do; a chunk
+    // before the prompt's last needs neither.
+    const bool samples = row.samples_next_token() && generation.needs_logits();
+    if (samples && engine_samples_) {
+      chunk.sampling = generation.engine_sampling(engine_.vocab_size());
+    } else {
+      chunk.logits = samples ? ALGENTA_LOGITS_LAST : ALGENTA_LOGITS_NONE;
+    }
     if (host_blocks_) chunk.block_table = row.block_table;
     chunks.push_back(std::move(chunk));
   }
@@ -197,7 +203,9 @@ void EngineLoop::step_once() {
   const std::size_t vocab = engine_.vocab_size();
   std::size_t logits_rows = 0;
   for (const host::ChunkRequest& chunk : chunks) logits_rows += chunk.logits == ALGENTA_LOGITS_LAST;
-  if (result.next_tokens.size() != chunks.size() || result.logits.size() != logits_rows * vocab) {
+  const bool drawn_ok = engine_samples_ ? result.drawn.size() == chunks.size() : true;
+  if (result.next_tokens.size() != chunks.size() || result.logits.size() != logits_rows * vocab ||
+      !drawn_ok) {
     fail_rows(plan, internal_error("the engine answered a step of " +
                                    std::to_string(chunks.size()) + " chunks with " +
                                    std::to_string(result.next_tokens.size()) + " tokens and " +
@@ -218,7 +226,8 @@ void EngineLoop::step_once() {
     }
     if (!row.samples_next_token()) continue;
     const auto it = jobs_.find(row.sequence_id);
-    results[i] = deliver(it->second, logits, result.next_tokens[i]);
+    const host::DrawnLogprobs* drawn = chunks[i].sampling ? &result.drawn[i] : nullptr;
+    results[i] = deliver(it->second, logits, result.next_tokens[i], drawn);
     if (results[i] == RowResult::finished) {
       jobs_.erase(it);
       frees_due_ = true;
@@ -229,10 +238,11 @@ void EngineLoop::step_once() {
 }
 
 RowResult EngineLoop::deliver(Running& running, std::span<const float> logits,
-                              std::int32_t engine_token) {
+                              std::int32_t engine_token, const host::DrawnLogprobs* drawn) {
   StepOutput out;
   try {
-    out = running.generation.advance(logits, engine_token);
+    out = drawn != nullptr ? running.generation.advance_drawn(engine_token, *drawn)
+                           : running.generation.advance(logits, engine_token);
   } catch (const sampling::SamplingError& e) {
     running.job.sink->failed(internal_error(std::string("sampling failed: ") + e.what()));
     return RowResult::finished;

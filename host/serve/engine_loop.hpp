@@ -84,8 +84,10 @@ class EngineLoop {
   void drop_departed();
   void step_once();
   std::vector<host::ChunkRequest> chunks_for(const sched::StepPlan& plan) const;
+  // The row's token: drawn by the host from `logits` (or the engine's greedy
+  // token), or, with `drawn`, drawn by the engine.
   sched::RowResult deliver(Running& running, std::span<const float> logits,
-                           std::int32_t engine_token);
+                           std::int32_t engine_token, const host::DrawnLogprobs* drawn);
   void fail_rows(const sched::StepPlan& plan, const openai::ApiError& error);
   void publish_counts();
 
@@ -94,6 +96,7 @@ class EngineLoop {
   ServeMetrics& metrics_;
   const sched::SchedulerLimits limits_;
   const bool host_blocks_;  // chunks carry the scheduler's block tables
+  const bool engine_samples_;  // sampled chunks carry parameters, not logits requests
 
   // The loop thread's own.
   sched::Scheduler scheduler_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include "sampling/logprobs.hpp"
 #include "sampling/sampler.hpp"
@@ -22,6 +23,13 @@ bool has_penalties(const sampling::SamplingParams& p) {
 Generation::Generation(GenerationSpec spec, const tokenizer::Tokenizer* tokenizer)
     : spec_(std::move(spec)), tokenizer_(tokenizer), stops_(spec_.stop_strings) {
   if (tokenizer_) detokenizer_.emplace(*tokenizer_, /*skip_special_tokens=*/true);
+  for (const auto* ids : {&spec_.stop_token_ids, &spec_.eos_token_ids}) {
+    for (std::int32_t id : *ids) {
+      if (id >= 0) end_ids_.push_back(id);
+    }
+  }
+  std::sort(end_ids_.begin(), end_ids_.end());
+  end_ids_.erase(std::unique(end_ids_.begin(), end_ids_.end()), end_ids_.end());
 }
 
 std::string Generation::push_text(std::int32_t token) {
@@ -62,19 +70,32 @@ StepOutput Generation::finish(StepOutput out, openai::FinishReason reason) {
   return out;
 }
 
+std::optional<host::ChunkSampling> Generation::engine_sampling(std::uint32_t vocab) const {
+  if (!needs_logits()) return std::nullopt;
+  host::ChunkSampling sampling;
+  sampling.params = spec_.params;
+  sampling.seed = spec_.seed;
+  sampling.prompt_tokens = spec_.prompt;
+  sampling.output_tokens = output_;
+  if (output_.size() < spec_.min_tokens) {
+    // As advance() masks them: the end ids inside the vocabulary.
+    const auto inside = std::lower_bound(end_ids_.begin(), end_ids_.end(),
+                                         static_cast<std::int64_t>(vocab));
+    sampling.banned_tokens = std::span<const std::int32_t>(end_ids_.data(), inside - end_ids_.begin());
+  }
+  return sampling;
+}
+
 StepOutput Generation::advance(std::span<const float> logits, std::int32_t engine_token) {
   std::int32_t token = engine_token;
+  std::optional<openai::TokenLogprob> described;
   if (needs_logits()) {
     std::span<const float> row = logits;
     if (output_.size() < spec_.min_tokens) {
       // min_tokens: the ids that would end the answer cannot be drawn yet.
       masked_.assign(logits.begin(), logits.end());
-      for (const auto* ids : {&spec_.stop_token_ids, &spec_.eos_token_ids}) {
-        for (std::int32_t id : *ids) {
-          if (id >= 0 && std::size_t(id) < masked_.size()) {
-            masked_[id] = -std::numeric_limits<float>::infinity();
-          }
-        }
+      for (std::int32_t id : end_ids_) {
+        if (std::size_t(id) < masked_.size()) masked_[id] = -std::numeric_limits<float>::infinity();
       }
       row = masked_;
     }
@@ -84,10 +105,23 @@ StepOutput Generation::advance(std::span<const float> logits, std::int32_t engin
     token = sampling::sample_token(params, {row, spec_.prompt, output_, spec_.seed, next_position()}).token;
     if (spec_.params.logprobs) {
       const sampling::LogSoftmax log_softmax(logits);
-      held_logprobs_.push_back(
-          describe(token, log_softmax.logprob(token), log_softmax.top(spec_.params.top_logprobs)));
+      described = describe(token, log_softmax.logprob(token), log_softmax.top(spec_.params.top_logprobs));
     }
   }
+  return accept(token, std::move(described));
+}
+
+StepOutput Generation::advance_drawn(std::int32_t token, const host::DrawnLogprobs& drawn) {
+  std::optional<openai::TokenLogprob> described;
+  if (spec_.params.logprobs) {
+    if (!drawn.logprob) throw std::runtime_error("the engine drew a token without the logprob asked for");
+    described = describe(token, *drawn.logprob, drawn.top);
+  }
+  return accept(token, std::move(described));
+}
+
+StepOutput Generation::accept(std::int32_t token, std::optional<openai::TokenLogprob> described) {
+  if (described) held_logprobs_.push_back(std::move(*described));
   output_.push_back(token);
 
   StepOutput out;

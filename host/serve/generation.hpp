@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/engine_session.hpp"
 #include "openai/responses.hpp"
 #include "sampling/logprobs.hpp"
 #include "sampling/sampling_params.hpp"
@@ -59,8 +60,19 @@ class Generation {
   // needs_logits(), else `engine_token`. Throws sampling::SamplingError.
   StepOutput advance(std::span<const float> logits, std::int32_t engine_token);
 
+  // For an engine that draws tokens itself (ABI 1.2): what advance() would
+  // do with the logits, as the engine's sampling request (spans into this
+  // generation, valid until the next advance); none when needs_logits() is
+  // false (the engine's greedy token will do).
+  std::optional<host::ChunkSampling> engine_sampling(std::uint32_t vocab) const;
+  // One step whose token the engine drew as engine_sampling() asked, with
+  // the logprobs it reported.
+  StepOutput advance_drawn(std::int32_t token, const host::DrawnLogprobs& drawn);
+
  private:
   bool is_end_token(std::int32_t token) const;
+  // The chosen token (and its logprobs, when asked) taken into the answer.
+  StepOutput accept(std::int32_t token, std::optional<openai::TokenLogprob> described);
   openai::TokenLogprob describe(std::int32_t token, double logprob,
                                 const std::vector<sampling::TokenLogprob>& top) const;
   StepOutput finish(StepOutput out, openai::FinishReason reason);
@@ -76,6 +88,7 @@ class Generation {
   std::vector<std::int32_t> output_;
   std::vector<openai::TokenLogprob> held_logprobs_;  // tokens whose text is held back
   std::vector<float> masked_;  // scratch: logits with end ids masked (min_tokens)
+  std::vector<std::int32_t> end_ids_;  // stop and eos ids >= 0, sorted, once each
 };
 
 }  // namespace algenta::serve

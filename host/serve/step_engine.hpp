@@ -21,6 +21,9 @@ class StepEngine {
   // Set when the engine took the host's block tables: the scheduler then
   // owns the blocks and every chunk carries its table.
   virtual std::optional<host::HostBlockGeometry> host_block_geometry() const = 0;
+  // True when the engine draws sampled tokens itself (ABI 1.2): chunks then
+  // carry sampling parameters instead of asking for logits.
+  virtual bool engine_samples() const { return false; }
   virtual host::MemoryReport memory_report() = 0;
   // One ragged batch; throws host::EngineError (the engine then holds what
   // it held before, unless it failed for good).
@@ -37,6 +40,7 @@ class SessionStepEngine final : public StepEngine {
   std::optional<host::HostBlockGeometry> host_block_geometry() const override {
     return session_.host_block_geometry();
   }
+  bool engine_samples() const override { return session_.engine_samples(); }
   host::MemoryReport memory_report() override { return session_.memory_report(); }
   host::StepResult step(const std::vector<host::ChunkRequest>& chunks) override {
     return session_.step(chunks);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "chunk_sampling.hpp"
 #include "engine_open.hpp"
 #include "weight_precision.hpp"
 #include "ops.hpp"
@@ -76,6 +77,9 @@ std::unique_ptr<OracleEngine> OracleEngine::open(AlgentaEngineOpen_Args& args,
     model.limits.host_blocks = host_block_geometry(args.kv_cache_bytes, model.shape.layers,
                                                    model.shape.kv_dim(), model.limits);
   }
+  // The oracle draws sampled tokens with the host's own sampler, from the
+  // logits row it computes anyway.
+  model.limits.engine_sampling = model.host_offers_sampling;
   const decoder::WeightHolding holding =
       decoder::settle_reference_weights(args, descriptor, model.checkpoint);
   std::unique_ptr<OracleEngine> engine(
@@ -191,7 +195,12 @@ void OracleEngine::execute(const StepPlan& plan, std::span<KvSlots* const> slots
 
   forward_.run(rows, logits);
   for (std::size_t i = 0; i < plan.chunks.size(); ++i) {
-    args.next_tokens[i] = argmax_lowest(last_logits[i], vocab);
+    const PlannedChunk& chunk = plan.chunks[i];
+    args.next_tokens[i] =
+        chunk.sampling == nullptr
+            ? argmax_lowest(last_logits[i], vocab)
+            : decoder::draw_token(*chunk.sampling, {last_logits[i], vocab},
+                                  chunk.start + chunk.tokens.size(), chunk.sequence_id);
   }
 }
 

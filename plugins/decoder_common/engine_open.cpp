@@ -90,6 +90,14 @@ OpenedModel open_model(const AlgentaEngineOpen_Args& args, const AlgentaDescript
                                               "; allowed: 0 (the engine owns its KV cache) or 1 "
                                               "(the host passes block tables)");
   }
+  const bool offers_sampling = ALGENTA_STRUCT_HAS(&args, AlgentaEngineOpen_Args, engine_samples) &&
+                               args.engine_samples != 0;
+  if (offers_sampling && args.engine_samples != 1) {
+    fail(ALGENTA_STATUS_INVALID_ARGUMENT, "engine_samples is " +
+                                              std::to_string(args.engine_samples) +
+                                              "; allowed: 0 (the host samples from logits) or 1 "
+                                              "(chunks bring sampling parameters)");
+  }
   const fs::path dir(args.checkpoint_dir);
   checkpoint::ResidentCheckpoint checkpoint = open_resident_checkpoint(dir);
   const facts::ModelFacts facts = read_model_facts(dir);
@@ -99,7 +107,7 @@ OpenedModel open_model(const AlgentaEngineOpen_Args& args, const AlgentaDescript
   limits.max_context = served_context(args.requested_max_context, shape.max_positions);
   limits.vocab = shape.vocab;
   limits.max_sequences = args.max_sequences == 0 ? default_max_sequences : args.max_sequences;
-  return {std::move(checkpoint), shape, describe_family(facts), limits, offered};
+  return {std::move(checkpoint), shape, describe_family(facts), limits, offered, offers_sampling};
 }
 
 void report_opened(AlgentaEngineOpen_Args& args, const EngineLimits& limits) {
@@ -110,6 +118,8 @@ void report_opened(AlgentaEngineOpen_Args& args, const EngineLimits& limits) {
   args.block_tables_accepted = blocks.accepted() ? 1 : 0;
   args.kv_tokens_per_block = static_cast<std::uint32_t>(blocks.block_tokens);
   args.kv_blocks_total = static_cast<std::uint32_t>(blocks.blocks_total);
+  if (!ALGENTA_STRUCT_HAS(&args, AlgentaEngineOpen_Args, sampling_accepted)) return;
+  args.sampling_accepted = limits.engine_sampling ? 1 : 0;
 }
 
 }  // namespace algenta::decoder

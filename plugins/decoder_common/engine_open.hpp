@@ -45,18 +45,20 @@ struct OpenedModel {
   FamilyDescription family;
   EngineLimits limits;  // host_blocks left to the engine (not accepted)
   bool host_offers_block_tables = false;
+  bool host_offers_sampling = false;  // engine_samples = 1 (ABI 1.2)
 };
 
 // args.checkpoint_dir read and checked against `descriptor` (the calls
 // above), and the limits: the served context, the vocabulary and
 // max_sequences (default_max_sequences when 0). INVALID_ARGUMENT for a NULL
-// directory and a host_block_tables other than 0 or 1.
+// directory and a host_block_tables or engine_samples other than 0 or 1.
 OpenedModel open_model(const AlgentaEngineOpen_Args& args, const AlgentaDescriptor& descriptor,
                        std::uint32_t default_max_sequences);
 
 // Tells the caller what the engine serves: served_max_context and vocab_size,
 // and its answer to host block tables (ABI 1.1): accepted with the geometry
-// of limits.host_blocks, or declined. 1.1 fields are written only when the
+// of limits.host_blocks, or declined; and to engine sampling (ABI 1.2):
+// limits.engine_sampling. Fields of a minor are written only when the
 // caller's struct covers them.
 void report_opened(AlgentaEngineOpen_Args& args, const EngineLimits& limits);
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "block_table_check.hpp"
+#include "chunk_sampling.hpp"
 #include "plugin_support/plugin_error.hpp"
 
 namespace algenta::decoder {
@@ -113,6 +114,7 @@ StepPlan plan_step(const AlgentaEngineStep_Args& args, const LiveSequences& sequ
     if (limits.host_blocks.accepted()) {
       planned.block_table = checked_block_table(chunk, limits.host_blocks);
     }
+    if (limits.engine_sampling) planned.sampling = checked_sampling(chunk, limits.vocab);
     planned.sequence_id = chunk.sequence_id;
     planned.starts_sequence = starts;
     planned.start = chunk.start_position;

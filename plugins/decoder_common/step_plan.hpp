@@ -35,6 +35,7 @@ struct EngineLimits {
   std::size_t vocab = 0;          // valid token ids are [0, vocab)
   std::size_t max_sequences = 0;  // live at once
   HostBlockGeometry host_blocks;  // accepted: every chunk brings its block table
+  bool engine_sampling = false;   // accepted at open (ABI 1.2): chunks may bring sampling
 };
 
 struct PlannedChunk {
@@ -50,6 +51,9 @@ struct PlannedChunk {
   // With host block tables: the blocks covering positions 0 .. start +
   // tokens.size() - 1 (the caller's memory, valid during the call).
   std::span<const std::uint32_t> block_table;
+  // With engine sampling: how the next token is drawn (checked; the
+  // caller's memory, valid during the call), nullptr for the greedy token.
+  const AlgentaSampling* sampling = nullptr;
 };
 
 struct StepPlan {
@@ -64,7 +68,8 @@ struct StepPlan {
 // the context, token ids outside the vocabulary, more live sequences than
 // allowed, and a logits buffer smaller than the requested logits. With host
 // block tables also what block_table_check.hpp refuses; a new sequence may
-// then start past position 0.
+// then start past position 0. With engine sampling also what
+// chunk_sampling.hpp refuses.
 StepPlan plan_step(const AlgentaEngineStep_Args& args, const LiveSequences& live,
                    const EngineLimits& limits);
 

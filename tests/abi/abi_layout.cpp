@@ -1,10 +1,11 @@
-// Pins the layout of ABI 1.0 and 1.1 on LP64 Linux: the size and the offset
-// of every field of every struct, and each struct's ALGENTA_*_STRUCT_SIZE_1_0
-// and _1_1. Built against core/include's header and, force-included, against
-// the frozen copies tests/abi/1.0 and tests/abi/1.1 and the 1.2 test header,
-// so neither the header nor a later minor can move a released field. The 1.1
-// pins apply to headers of minor 1 and later; sizeof is pinned only at the
-// minor it belongs to (a later minor may grow a struct).
+// Pins the layout of ABI 1.0, 1.1 and 1.2 on LP64 Linux: the size and the
+// offset of every field of every struct, and each struct's
+// ALGENTA_*_STRUCT_SIZE_1_0, _1_1 and _1_2. Built against core/include's
+// header and, force-included, against the frozen copies tests/abi/1.0, 1.1
+// and 1.2 and the 1.3 test header, so neither the header nor a later minor
+// can move a released field. The pins of a minor apply to headers of that
+// minor and later; sizeof is pinned only at the minor it belongs to (a later
+// minor may grow a struct).
 #include <cstddef>
 #include <cstdio>
 
@@ -27,11 +28,12 @@ void pin(const char* what, std::size_t actual, std::size_t expected) {
 }  // namespace
 
 #define PIN_OFFSET(type, field, expected) pin(#type "." #field " offset", offsetof(type, field), expected)
-// sizeof(type) at 1.0 and at 1.1; each only in a header of that very minor.
-#define PIN_SIZES(type, size_1_0, size_1_1)                                     \
+// sizeof(type) at 1.0, 1.1 and 1.2; each only in a header of that very minor.
+#define PIN_SIZES(type, size_1_0, size_1_1, size_1_2)                                   \
   if (ALGENTA_ABI_MINOR == 0) pin("sizeof(" #type ") at 1.0", sizeof(type), size_1_0); \
-  if (ALGENTA_ABI_MINOR == 1) pin("sizeof(" #type ") at 1.1", sizeof(type), size_1_1)
-#define PIN_SIZE(type, expected) PIN_SIZES(type, expected, expected)
+  if (ALGENTA_ABI_MINOR == 1) pin("sizeof(" #type ") at 1.1", sizeof(type), size_1_1); \
+  if (ALGENTA_ABI_MINOR == 2) pin("sizeof(" #type ") at 1.2", sizeof(type), size_1_2)
+#define PIN_SIZE(type, expected) PIN_SIZES(type, expected, expected, expected)
 
 // The fields 1.1 appended, and its size constants.
 static void pin_1_1() {
@@ -44,6 +46,41 @@ static void pin_1_1() {
   PIN_OFFSET(AlgentaSequenceChunk, block_count, 48);
   pin("ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_1", ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_1, 104);
   pin("ALGENTA_SequenceChunk_STRUCT_SIZE_1_1", ALGENTA_SequenceChunk_STRUCT_SIZE_1_1, 52);
+#endif
+}
+
+// The fields 1.2 appended, its new struct, and its size constants.
+static void pin_1_2() {
+#if ALGENTA_ABI_MINOR >= 2
+  PIN_OFFSET(AlgentaEngineOpen_Args, engine_samples, 104);
+  PIN_OFFSET(AlgentaEngineOpen_Args, sampling_accepted, 108);
+  PIN_OFFSET(AlgentaSequenceChunk, sampling, 56);
+  pin("ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_2", ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_2, 112);
+  pin("ALGENTA_SequenceChunk_STRUCT_SIZE_1_2", ALGENTA_SequenceChunk_STRUCT_SIZE_1_2, 64);
+  if (ALGENTA_ABI_MINOR == 2) pin("sizeof(AlgentaSampling) at 1.2", sizeof(AlgentaSampling), 160);
+  PIN_OFFSET(AlgentaSampling, struct_size, 0);
+  PIN_OFFSET(AlgentaSampling, temperature, 8);
+  PIN_OFFSET(AlgentaSampling, top_p, 16);
+  PIN_OFFSET(AlgentaSampling, top_k, 24);
+  PIN_OFFSET(AlgentaSampling, min_p, 32);
+  PIN_OFFSET(AlgentaSampling, presence_penalty, 40);
+  PIN_OFFSET(AlgentaSampling, frequency_penalty, 48);
+  PIN_OFFSET(AlgentaSampling, repetition_penalty, 56);
+  PIN_OFFSET(AlgentaSampling, seed, 64);
+  PIN_OFFSET(AlgentaSampling, prompt_tokens, 72);
+  PIN_OFFSET(AlgentaSampling, prompt_token_count, 80);
+  PIN_OFFSET(AlgentaSampling, output_tokens, 88);
+  PIN_OFFSET(AlgentaSampling, output_token_count, 96);
+  PIN_OFFSET(AlgentaSampling, banned_tokens, 104);
+  PIN_OFFSET(AlgentaSampling, banned_token_count, 112);
+  PIN_OFFSET(AlgentaSampling, want_logprob, 120);
+  PIN_OFFSET(AlgentaSampling, top_logprobs, 124);
+  PIN_OFFSET(AlgentaSampling, logprob, 128);
+  PIN_OFFSET(AlgentaSampling, top_tokens, 136);
+  PIN_OFFSET(AlgentaSampling, top_values, 144);
+  PIN_OFFSET(AlgentaSampling, top_count, 152);
+  pin("ALGENTA_Sampling_STRUCT_SIZE_1_2", ALGENTA_Sampling_STRUCT_SIZE_1_2, 160);
+  pin("ALGENTA_MAX_TOP_LOGPROBS", ALGENTA_MAX_TOP_LOGPROBS, 20);
 #endif
 }
 
@@ -106,7 +143,7 @@ int main() {
   PIN_OFFSET(AlgentaDescriptor, precision_stride, 128);
   PIN_OFFSET(AlgentaDescriptor, host_libraries, 136);
   PIN_OFFSET(AlgentaDescriptor, host_library_count, 144);
-  PIN_SIZES(AlgentaEngineOpen_Args, 88, 104);
+  PIN_SIZES(AlgentaEngineOpen_Args, 88, 104, 112);
   PIN_OFFSET(AlgentaEngineOpen_Args, struct_size, 0);
   PIN_OFFSET(AlgentaEngineOpen_Args, extension, 8);
   PIN_OFFSET(AlgentaEngineOpen_Args, checkpoint_dir, 16);
@@ -121,7 +158,7 @@ int main() {
   PIN_OFFSET(AlgentaEngineOpen_Args, vocab_size, 68);
   PIN_OFFSET(AlgentaEngineOpen_Args, rounded_weight_values, 72);
   PIN_OFFSET(AlgentaEngineOpen_Args, max_weight_rounding, 80);
-  PIN_SIZES(AlgentaSequenceChunk, 40, 56);
+  PIN_SIZES(AlgentaSequenceChunk, 40, 56, 64);
   PIN_OFFSET(AlgentaSequenceChunk, struct_size, 0);
   PIN_OFFSET(AlgentaSequenceChunk, sequence_id, 8);
   PIN_OFFSET(AlgentaSequenceChunk, tokens, 16);
@@ -190,6 +227,7 @@ int main() {
   pin("ALGENTA_EngineClose_Args_STRUCT_SIZE_1_0", ALGENTA_EngineClose_Args_STRUCT_SIZE_1_0, 24);
   pin("ALGENTA_PluginV1_STRUCT_SIZE_1_0", ALGENTA_PluginV1_STRUCT_SIZE_1_0, 96);
   pin_1_1();
+  pin_1_2();
   std::printf("%d passed, %d failed\n", pins - failures, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -2,17 +2,21 @@
 // table check, then open (offering host block tables), a step over chunks
 // laid out at the host's larger stride, memory report, refused steps and
 // close. Built twice:
-//  - against the live 1.1 header, driving a plugin built from the frozen 1.0
-//    copy: the plugin never writes a 1.1 field, so the offer reads as
-//    declined and the host keeps the engine's own cache;
-//  - against the 1.2 test header, driving a plugin built from the frozen 1.1
-//    copy: the plugin takes the block tables and checks them, and never
-//    writes a 1.2 field.
+//  - against the live 1.2 header, driving a plugin built from the frozen 1.0
+//    copy (it never writes a 1.1 field, so the offer of block tables reads
+//    as declined and the host keeps the engine's own cache) and one built
+//    from the frozen 1.1 copy (it takes the block tables and checks them,
+//    and never writes a 1.2 field, so engine sampling reads as declined and
+//    a chunk's sampling is ignored);
+//  - against the 1.3 test header, driving a plugin built from the frozen 1.2
+//    copy: it takes tables and engine sampling, draws a sampled chunk's
+//    token itself, and never writes a 1.3 field.
 // Prints "N passed, M failed".
 #include <dlfcn.h>
 
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +24,7 @@
 #include "loader/table_check.hpp"
 #include "loader/verified_loader.hpp"
 
-static_assert(ALGENTA_ABI_MINOR >= 1,
+static_assert(ALGENTA_ABI_MINOR >= 2,
               "build this host with the live header or a later test header");
 
 namespace {
@@ -47,9 +51,14 @@ void expect_refused(const AlgentaPluginV1& table, AlgentaError* error, const std
 struct Opened {
   AlgentaEngine* engine = nullptr;
   bool block_tables = false;
+  bool sampling = false;
 };
 
-Opened open_engine(const AlgentaPluginV1& table, bool plugin_takes_tables) {
+enum class Mode { declines, takes_tables, takes_tables_and_sampling };
+
+Opened open_engine(const AlgentaPluginV1& table, Mode mode) {
+  const bool plugin_takes_tables = mode != Mode::declines;
+  const bool plugin_samples = mode == Mode::takes_tables_and_sampling;
   AlgentaEngineOpen_Args open{};
   open.struct_size = ALGENTA_EngineOpen_Args_STRUCT_SIZE;  // larger than the plugin's
   open.precision = ALGENTA_PRECISION_EXACT;
@@ -59,8 +68,10 @@ Opened open_engine(const AlgentaPluginV1& table, bool plugin_takes_tables) {
   open.block_tables_accepted = 0;
   open.kv_tokens_per_block = kUntouched;
   open.kv_blocks_total = kUntouched;
-#if ALGENTA_ABI_MINOR >= 2
+  open.engine_samples = 1;
   open.sampling_accepted = kUntouched;  // a 1.2 out field no 1.1 plugin writes
+#if ALGENTA_ABI_MINOR >= 3
+  open.test_open_out = kUntouched;  // a 1.3 out field no 1.2 plugin writes
 #endif
   AlgentaError* error = table.engine_open(&open);
   expect(error == nullptr, "engine_open with an Args struct of minor " +
@@ -79,10 +90,15 @@ Opened open_engine(const AlgentaPluginV1& table, bool plugin_takes_tables) {
     expect(open.kv_tokens_per_block == kUntouched && open.kv_blocks_total == kUntouched,
            "1.1 out fields left alone by the 1.0 plugin");
   }
-#if ALGENTA_ABI_MINOR >= 2
-  expect(open.sampling_accepted == kUntouched, "1.2 out field left alone");
+  if (plugin_samples) {
+    expect(open.sampling_accepted == 1, "the 1.2 plugin takes engine sampling");
+  } else {
+    expect(open.sampling_accepted == kUntouched, "1.2 out field left alone by an older plugin");
+  }
+#if ALGENTA_ABI_MINOR >= 3
+  expect(open.test_open_out == kUntouched, "1.3 out field left alone");
 #endif
-  return {open.engine, open.block_tables_accepted == 1};
+  return {open.engine, open.block_tables_accepted == 1, open.sampling_accepted == 1};
 }
 
 AlgentaSequenceChunk chunk_of(std::uint64_t id, const std::vector<int32_t>& tokens,
@@ -94,9 +110,9 @@ AlgentaSequenceChunk chunk_of(std::uint64_t id, const std::vector<int32_t>& toke
   chunk.token_count = static_cast<uint32_t>(tokens.size());
   chunk.block_table = blocks.data();
   chunk.block_count = static_cast<uint32_t>(blocks.size());
-#if ALGENTA_ABI_MINOR >= 2
-  chunk.temperature = 0.5f;
-  chunk.seed = 1234;
+  chunk.sampling = nullptr;
+#if ALGENTA_ABI_MINOR >= 3
+  chunk.test_chunk_value = 1234;
 #endif
   return chunk;
 }
@@ -115,8 +131,43 @@ AlgentaError* step(const AlgentaPluginV1& table, AlgentaEngine* engine,
   return table.engine_step(&args);
 }
 
-void drive(const AlgentaPluginV1& table, bool plugin_takes_tables) {
-  const Opened opened = open_engine(table, plugin_takes_tables);
+// Chunk 2 of three asks for a sampled token: the echo plugin "draws" the
+// seed when it took engine sampling; one that did not gives its greedy echo.
+void step_with_sampling(const AlgentaPluginV1& table, const Opened& opened,
+                        std::vector<AlgentaSequenceChunk> chunks) {
+  double logprob = 0.0;
+  uint32_t top_count = kUntouched;
+  AlgentaSampling sampling{};
+  sampling.struct_size = ALGENTA_Sampling_STRUCT_SIZE;
+  sampling.temperature = 0.5;
+  sampling.top_p = 1.0;
+  sampling.top_k = -1;
+  sampling.repetition_penalty = 1.0;
+  sampling.seed = 77;
+  sampling.want_logprob = 1;
+  sampling.top_logprobs = 2;
+  int32_t top_tokens[2] = {0, 0};
+  double top_values[2] = {0.0, 0.0};
+  sampling.logprob = &logprob;
+  sampling.top_tokens = top_tokens;
+  sampling.top_values = top_values;
+  sampling.top_count = &top_count;
+  chunks[1].sampling = &sampling;
+  std::vector<int32_t> next;
+  AlgentaError* error = step(table, opened.engine, chunks, next, sizeof(AlgentaSequenceChunk));
+  if (opened.sampling) {
+    expect(error == nullptr && next == std::vector<int32_t>{6, 77, 42} && logprob == -1.0 &&
+               top_count == 0,
+           "the sampled chunk's token and logprob come from the engine");
+  } else {
+    expect(error == nullptr && next == std::vector<int32_t>{6, 9, 42} && top_count == kUntouched,
+           "an engine without engine sampling ignores a chunk's sampling");
+  }
+  if (error != nullptr) loader::take_error(table, error);
+}
+
+void drive(const AlgentaPluginV1& table, Mode mode) {
+  const Opened opened = open_engine(table, mode);
   if (opened.engine == nullptr) return;
 
   // Chunks at this host's size: a reader walking by its own sizeof would
@@ -133,6 +184,7 @@ void drive(const AlgentaPluginV1& table, bool plugin_takes_tables) {
          "step over chunks walked by stride " + std::to_string(sizeof(AlgentaSequenceChunk)) +
              " (1.0 chunk is " + std::to_string(ALGENTA_SequenceChunk_STRUCT_SIZE_1_0) + " bytes)");
   if (error != nullptr) loader::take_error(table, error);
+  step_with_sampling(table, opened, chunks);
 
   expect_refused(table, step(table, opened.engine, chunks, next, 8),
                  "a stride below the 1.0 chunk size");
@@ -162,10 +214,14 @@ void drive(const AlgentaPluginV1& table, bool plugin_takes_tables) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool valid_mode = argc == 3 && (std::strcmp(argv[2], "takes-tables") == 0 ||
-                                        std::strcmp(argv[2], "declines") == 0);
-  if (!valid_mode) {
-    std::fprintf(stderr, "usage: %s PLUGIN.so takes-tables|declines\n", argv[0]);
+  std::optional<Mode> mode;
+  if (argc == 3 && std::strcmp(argv[2], "declines") == 0) mode = Mode::declines;
+  if (argc == 3 && std::strcmp(argv[2], "takes-tables") == 0) mode = Mode::takes_tables;
+  if (argc == 3 && std::strcmp(argv[2], "takes-tables-and-sampling") == 0)
+    mode = Mode::takes_tables_and_sampling;
+  if (!mode) {
+    std::fprintf(stderr, "usage: %s PLUGIN.so declines|takes-tables|takes-tables-and-sampling\n",
+                 argv[0]);
     return 2;
   }
   void* library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
@@ -181,7 +237,7 @@ int main(int argc, char** argv) {
     expect(true, "a host of minor " + std::to_string(ALGENTA_ABI_MINOR) +
                      " accepts the table of a plugin that needs minor " +
                      std::to_string(table->abi_minor));
-    drive(*table, std::strcmp(argv[2], "takes-tables") == 0);
+    drive(*table, *mode);
   } catch (const loader::LoadError& e) {
     expect(false, std::string("table check: ") + e.what());
   }

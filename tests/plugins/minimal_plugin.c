@@ -2,8 +2,8 @@
  * The smallest complete plugin a third party can ship: plain C, built against
  * core/include/algenta/plugin_abi.h alone. Tests build it in variants through
  * compile definitions (name, target, ABI major, a constructor marker, the
- * echo engine) and against other copies of the header (the frozen 1.0 and
- * 1.1 copies, a 1.2 test header) by force-including them.
+ * echo engine) and against other copies of the header (the frozen 1.0, 1.1
+ * and 1.2 copies, a 1.3 test header) by force-including them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,11 +80,14 @@ static void error_message(AlgentaErrorMessage_Args* args) {
 /* The echo engine: the next token after a chunk is its last token + 1. It
  * walks chunks by the caller's stride, so a newer host's larger chunks work.
  * Built against a header of minor 1 or later it takes host block tables
- * (8 blocks of 16 tokens) and checks each chunk's table. */
+ * (8 blocks of 16 tokens) and checks each chunk's table; of minor 2 or
+ * later it takes engine sampling, and a chunk's sampling "draws" its seed
+ * modulo the vocabulary with logprob -1 and no top logprobs. */
 #define ECHO_BLOCK_TOKENS 16u
 #define ECHO_BLOCKS 8u
 static int g_engine;
 static int g_block_tables;
+static int g_sampling;
 static struct AlgentaError kBadTable = {ALGENTA_STATUS_INVALID_ARGUMENT,
                                         "a chunk's block table is missing, short or out of range"};
 static AlgentaError* engine_open(AlgentaEngineOpen_Args* args) {
@@ -103,7 +106,36 @@ static AlgentaError* engine_open(AlgentaEngineOpen_Args* args) {
     args->kv_blocks_total = g_block_tables ? ECHO_BLOCKS : 0;
   }
 #endif
+  g_sampling = 0;
+#if ALGENTA_ABI_MINOR >= 2
+  if (ALGENTA_STRUCT_HAS(args, AlgentaEngineOpen_Args, sampling_accepted)) {
+    g_sampling = args->engine_samples == 1;
+    args->sampling_accepted = (uint32_t)g_sampling;
+  }
+#endif
   return NULL;
+}
+/* The chunk's sampling when the engine took engine sampling, else NULL. */
+static const void* chunk_sampling(const AlgentaSequenceChunk* chunk) {
+#if ALGENTA_ABI_MINOR >= 2
+  if (g_sampling && ALGENTA_STRUCT_HAS(chunk, AlgentaSequenceChunk, sampling)) return chunk->sampling;
+#else
+  (void)chunk;
+#endif
+  return NULL;
+}
+static int32_t echo_next(const AlgentaSequenceChunk* chunk) {
+#if ALGENTA_ABI_MINOR >= 2
+  const AlgentaSampling* sampling = (const AlgentaSampling*)chunk_sampling(chunk);
+  if (sampling != NULL) {
+    if (sampling->want_logprob && sampling->logprob != NULL) *sampling->logprob = -1.0;
+    if (sampling->top_logprobs > 0 && sampling->top_count != NULL) *sampling->top_count = 0;
+    return (int32_t)(sampling->seed % 1000u);
+  }
+#else
+  (void)chunk_sampling;
+#endif
+  return chunk->tokens[chunk->token_count - 1] + 1;
 }
 static int table_covers(const AlgentaSequenceChunk* chunk) {
 #if ALGENTA_ABI_MINOR >= 1
@@ -136,7 +168,7 @@ static AlgentaError* engine_step(AlgentaEngineStep_Args* args) {
   for (i = 0; i < args->chunk_count; ++i) {
     const AlgentaSequenceChunk* chunk =
         ALGENTA_ELEMENT_AT(AlgentaSequenceChunk, args->chunks, args->chunk_stride, i);
-    args->next_tokens[i] = chunk->tokens[chunk->token_count - 1] + 1;
+    args->next_tokens[i] = echo_next(chunk);
   }
   return NULL;
 }

@@ -1,7 +1,7 @@
 // The ABI's own rules, as both sides apply them: the host checks a table
 // against the sizes ABI 1.0 defines and walks arrays by their stride; a
 // plugin checks Args against 1.0 sizes and walks chunks by the caller's
-// stride; close reports failure; a 1.1 host refuses a plugin needing 1.2.
+// stride; close reports failure; a 1.2 host refuses a plugin needing 1.3.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -141,7 +141,7 @@ TEST_CASE("the host refuses tables that break the ABI, naming the field and the 
   SECTION("a table that needs a later minor names both versions") {
     table.abi_minor = ALGENTA_ABI_MINOR + 1;
     CHECK_THAT(table_refusal(table),
-               Contains("needs ABI 1.2; this host provides ABI 1.1"));
+               Contains("needs ABI 1.3; this host provides ABI 1.2"));
   }
 }
 
@@ -199,18 +199,18 @@ TEST_CASE("the step planner walks chunks by the caller's stride", "[abi]") {
   }
 }
 
-TEST_CASE("a 1.1 host refuses a plugin that needs ABI 1.2, naming both versions", "[abi][loader]") {
+TEST_CASE("a 1.2 host refuses a plugin that needs ABI 1.3, naming both versions", "[abi][loader]") {
   test::TempDir dir;
-  const fs::path file = dir.path() / "libacme_abi12.so";
-  fs::copy_file(test::test_plugin_dir() / "libacme_abi12.so", file);
-  manifest::PluginEntry entry = test::entry_for_file(file, "acme_abi12", "engine", "sm_86");
+  const fs::path file = dir.path() / "libacme_abi13.so";
+  fs::copy_file(test::test_plugin_dir() / "libacme_abi13.so", file);
+  manifest::PluginEntry entry = test::entry_for_file(file, "acme_abi13", "engine", "sm_86");
   SECTION("declared in the manifest") {
-    entry.abi_minor = 2;
+    entry.abi_minor = 3;
     REQUIRE_THROWS_WITH(loader::load_verified_plugin(dir.path(), entry),
-                        Contains("declares ABI 1.2; this host provides ABI 1.1"));
+                        Contains("declares ABI 1.3; this host provides ABI 1.2"));
   }
   SECTION("found in the plugin's table") {
     REQUIRE_THROWS_WITH(loader::load_verified_plugin(dir.path(), entry),
-                        Contains("needs ABI 1.2; this host provides ABI 1.1"));
+                        Contains("needs ABI 1.3; this host provides ABI 1.2"));
   }
 }

@@ -417,6 +417,7 @@ AlgentaEngineOpen_Args open_args(const std::string& dir, const EngineOptions& op
   args.max_sequences = options.max_sequences;
   args.host_block_tables = options.host_block_tables ? 1 : 0;
   args.kv_cache_bytes = options.kv_cache_bytes;
+  args.engine_samples = options.engine_sampling ? 1 : 0;
   return args;
 }
 
@@ -467,6 +468,7 @@ StepOutput Engine::step(const std::vector<ChunkSpec>& chunks,
     raw[i].want_logits = static_cast<AlgentaLogitsRequest>(c.want_logits);
     raw[i].block_table = c.block_table.empty() ? nullptr : c.block_table.data();
     raw[i].block_count = static_cast<std::uint32_t>(c.block_table.size());
+    raw[i].sampling = c.sampling;
     if (c.want_logits == ALGENTA_LOGITS_LAST) requested += vocab_;
     if (c.want_logits == ALGENTA_LOGITS_ALL) requested += c.tokens.size() * vocab_;
   }

@@ -81,6 +81,7 @@ struct ChunkSpec {
   std::uint32_t start_position = 0;
   std::uint32_t want_logits = ALGENTA_LOGITS_ALL;
   std::vector<std::uint32_t> block_table;  // read by an engine that took host block tables
+  const AlgentaSampling* sampling = nullptr;  // read by an engine that took engine sampling
 };
 
 struct StepOutput {
@@ -98,6 +99,7 @@ struct EngineOptions {
   std::string isa;      // ALGENTA_ORACLE_ISA during open, unset when empty
   bool host_block_tables = false;  // offered at open (ABI 1.1)
   std::uint64_t kv_cache_bytes = 0;
+  bool engine_sampling = false;  // offered at open (ABI 1.2)
 };
 
 class Engine {

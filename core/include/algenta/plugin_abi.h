@@ -1,5 +1,5 @@
 /*
- * algenta plugin ABI 1.1: the only interface between algenta-host and an engine.
+ * algenta plugin ABI 1.2: the only interface between algenta-host and an engine.
  *
  * Plain C, no exceptions, no C++ types. Modelled on PJRT's C API
  * (pjrt_c_api.h): every call takes one `*_Args` struct that starts with
@@ -55,7 +55,7 @@ extern "C" {
 #endif
 
 #define ALGENTA_ABI_MAJOR 1
-#define ALGENTA_ABI_MINOR 1
+#define ALGENTA_ABI_MINOR 2
 
 /* The single exported symbol of a plugin. */
 #define ALGENTA_PLUGIN_ENTRY_SYMBOL "algenta_plugin_entry"
@@ -270,7 +270,17 @@ typedef struct AlgentaEngine AlgentaEngine; /* opaque, plugin-owned */
  * host_block_tables is 0. The host sets block_tables_accepted to 0 before the
  * call: an engine built for 1.0 never writes it, which reads as declined.
  * Accepting is all or nothing for the engine's life. The outputs are written
- * only when struct_size covers them (a 1.0 caller gets none). */
+ * only when struct_size covers them (a 1.0 caller gets none).
+ *
+ * Engine sampling (1.2). With engine_samples = 1 the host offers to send a
+ * chunk's sampling parameters (AlgentaSequenceChunk.sampling) instead of
+ * asking for its logits: the engine then draws the next token itself and
+ * returns it with the logprobs asked for, so the logits need not leave the
+ * device. An engine that takes the offer sets sampling_accepted = 1; one
+ * that declines (or gets engine_samples = 0) sets 0 and ignores every
+ * chunk's `sampling`. The host sets sampling_accepted to 0 before the call:
+ * an engine built for 1.1 or earlier never writes it, which reads as
+ * declined. */
 typedef struct AlgentaEngineOpen_Args {
   size_t struct_size;
   const AlgentaExtension* extension;
@@ -295,12 +305,19 @@ typedef struct AlgentaEngineOpen_Args {
                                      i of a table holds positions [i B, (i + 1) B) */
   uint32_t kv_blocks_total;       /* out, when accepted: valid block ids are
                                      0 .. kv_blocks_total - 1 */
+  /* 1.2 */
+  uint32_t engine_samples;    /* in: 1 = the host sends sampling parameters
+                                 with chunks; 0 = it samples from logits itself.
+                                 Other values: INVALID_ARGUMENT */
+  uint32_t sampling_accepted; /* out: 1 = the engine draws sampled tokens */
 } AlgentaEngineOpen_Args;
 #define ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_0 \
   ALGENTA_STRUCT_SIZE(AlgentaEngineOpen_Args, max_weight_rounding)
 #define ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_1 \
   ALGENTA_STRUCT_SIZE(AlgentaEngineOpen_Args, kv_blocks_total)
-#define ALGENTA_EngineOpen_Args_STRUCT_SIZE ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_1
+#define ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_2 \
+  ALGENTA_STRUCT_SIZE(AlgentaEngineOpen_Args, sampling_accepted)
+#define ALGENTA_EngineOpen_Args_STRUCT_SIZE ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_2
 
 /* Which logits a chunk asks for. */
 typedef enum AlgentaLogitsRequest {
@@ -308,6 +325,54 @@ typedef enum AlgentaLogitsRequest {
   ALGENTA_LOGITS_LAST = 1, /* vocab floats: the chunk's last position */
   ALGENTA_LOGITS_ALL = 2   /* token_count * vocab floats, in position order */
 } AlgentaLogitsRequest;
+
+/* How an engine that accepted engine sampling (1.2) draws a chunk's next
+ * token: core/sampling/SAMPLING.md's pipeline, the host's own sampler, at
+ * position start_position + token_count (the token being drawn):
+ *   z = the chunk's last logits with banned_tokens set to -inf, then the
+ *       repetition, frequency and presence penalties over prompt_tokens and
+ *       output_tokens;
+ *   temperature 0: token = argmax z (ties -> lowest id);
+ *   else z / temperature, then top-k, top-p and min-p, and
+ *       token = argmax over the survivors of z + gumbel(seed, position, id)
+ *       (Philox 4x32-10; ties -> lowest id).
+ * Logprobs are log_softmax of the RAW logits (before bans, penalties and
+ * temperature): *logprob for the drawn token when want_logprob, and the
+ * top_logprobs most likely tokens (logprob desc, id asc; finite logits only,
+ * so *top_count may be smaller) in top_tokens / top_values.
+ * Ranges as the host's sampler checks them; an engine refuses the whole step
+ * (INVALID_ARGUMENT, naming the sequence, the field, its range and value)
+ * for a value outside them, a history or banned id outside the vocabulary, a
+ * NULL array with a non-zero count, and a NULL output it must write. Logits
+ * that are NaN or +inf, or with no allowed token, fail the step (INTERNAL).
+ * The struct and every array are the caller's, read (and the outputs
+ * written) during engine_step only. */
+#define ALGENTA_MAX_TOP_LOGPROBS 20
+typedef struct AlgentaSampling {
+  size_t struct_size;
+  double temperature;        /* [0, 100]; 0 = greedy */
+  double top_p;              /* (0, 1]; 1 = off */
+  int64_t top_k;             /* -1 or 0 = off, else >= 1 */
+  double min_p;              /* [0, 1]; 0 = off */
+  double presence_penalty;   /* [-2, 2] */
+  double frequency_penalty;  /* [-2, 2] */
+  double repetition_penalty; /* (0, 2]; 1 = off */
+  uint64_t seed;
+  const int32_t* prompt_tokens; /* the sequence's prompt */
+  size_t prompt_token_count;
+  const int32_t* output_tokens; /* the tokens drawn so far */
+  size_t output_token_count;
+  const int32_t* banned_tokens; /* never drawn (e.g. end ids before min_tokens) */
+  size_t banned_token_count;
+  uint32_t want_logprob; /* 1 = write *logprob; 0 = do not */
+  uint32_t top_logprobs; /* [0, ALGENTA_MAX_TOP_LOGPROBS]; needs want_logprob */
+  double* logprob;       /* out, when want_logprob */
+  int32_t* top_tokens;   /* out: top_logprobs entries, when top_logprobs > 0 */
+  double* top_values;    /* out: their logprobs */
+  uint32_t* top_count;   /* out, when top_logprobs > 0: entries written */
+} AlgentaSampling;
+#define ALGENTA_Sampling_STRUCT_SIZE_1_2 ALGENTA_STRUCT_SIZE(AlgentaSampling, top_count)
+#define ALGENTA_Sampling_STRUCT_SIZE ALGENTA_Sampling_STRUCT_SIZE_1_2
 
 /* One sequence's part of a ragged batch step: a prefill chunk or one decode
  * token. Positions start_position .. start_position + token_count - 1.
@@ -338,7 +403,12 @@ typedef enum AlgentaLogitsRequest {
  *    of the chunk's last position, a block id at or past kv_blocks_total, a
  *    block listed twice in one table, and a block that one chunk writes and
  *    another chunk of the step lists. It may refuse the same way a read of a
- *    block position no chunk wrote. */
+ *    block position no chunk wrote.
+ *
+ * Sampling (1.2), read only by an engine that accepted engine sampling at
+ * open (others ignore it): NULL = the greedy token, as in 1.0; else
+ * next_tokens[i] is drawn as AlgentaSampling says. A chunk may carry it and
+ * ask for logits too. */
 typedef struct AlgentaSequenceChunk {
   size_t struct_size;
   uint64_t sequence_id;
@@ -349,16 +419,19 @@ typedef struct AlgentaSequenceChunk {
   /* 1.1 */
   const uint32_t* block_table; /* block_count block ids; see above */
   uint32_t block_count;
+  /* 1.2 */
+  const AlgentaSampling* sampling; /* NULL = greedy; see above */
 } AlgentaSequenceChunk;
 #define ALGENTA_SequenceChunk_STRUCT_SIZE_1_0 \
   ALGENTA_STRUCT_SIZE(AlgentaSequenceChunk, want_logits)
 #define ALGENTA_SequenceChunk_STRUCT_SIZE_1_1 \
   ALGENTA_STRUCT_SIZE(AlgentaSequenceChunk, block_count)
-#define ALGENTA_SequenceChunk_STRUCT_SIZE ALGENTA_SequenceChunk_STRUCT_SIZE_1_1
+#define ALGENTA_SequenceChunk_STRUCT_SIZE_1_2 ALGENTA_STRUCT_SIZE(AlgentaSequenceChunk, sampling)
+#define ALGENTA_SequenceChunk_STRUCT_SIZE ALGENTA_SequenceChunk_STRUCT_SIZE_1_2
 
 /* engine_step: runs one ragged batch; at most one chunk per sequence.
  * Success: next_tokens[i] is the greedy token after chunk i's last position
- * (ties -> lowest id); `logits` holds the requested logits of every chunk,
+ * (ties -> lowest id), or the token its `sampling` draws (1.2); `logits` holds the requested logits of every chunk,
  * concatenated in chunk order. Failure: no sequence changed - the KV cache
  * of every sequence is as it was before the call (a refused step, e.g. a full
  * cache or a position past the context, can be retried smaller); outputs are

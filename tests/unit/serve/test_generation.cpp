@@ -199,3 +199,47 @@ TEST_CASE("Without a tokenizer: no text, ids only, logprobs with each token", "[
   CHECK(last.finished == FinishReason::length);
   CHECK(g.output() == std::vector<std::int32_t>{0xE2, 0xE2, 0xE2});
 }
+
+TEST_CASE("For an engine that draws: the request names what advance() would use", "[serve][generation]") {
+  const auto tok = byte_tokenizer();
+  serve::GenerationSpec spec = greedy_spec(100);
+  spec.min_tokens = 1;
+  spec.stop_token_ids = {300, 'z', -1};  // 300 is past this vocabulary, -1 never an id
+  spec.params.temperature = 0.5;
+  spec.params.logprobs = true;
+  spec.seed = 42;
+  serve::Generation g(spec, &tok);
+  std::optional<host::ChunkSampling> request = g.engine_sampling(257);
+  REQUIRE(request.has_value());
+  CHECK(request->params.temperature == 0.5);
+  CHECK(request->seed == 42);
+  CHECK(std::vector<std::int32_t>(request->prompt_tokens.begin(), request->prompt_tokens.end()) ==
+        std::vector<std::int32_t>{'h', 'i'});
+  CHECK(request->output_tokens.empty());
+  // min_tokens not reached: the end ids inside the vocabulary are banned.
+  CHECK(std::vector<std::int32_t>(request->banned_tokens.begin(), request->banned_tokens.end()) ==
+        std::vector<std::int32_t>{'z', kEos});
+
+  host::DrawnLogprobs drawn;
+  drawn.logprob = -0.25;
+  drawn.top = {{'q', -0.25}};
+  const serve::StepOutput out = g.advance_drawn('q', drawn);
+  CHECK(out.text == "q");
+  REQUIRE(out.logprobs.size() == 1);
+  CHECK(out.logprobs[0].token == "q");
+  CHECK(out.logprobs[0].logprob == -0.25);
+  REQUIRE(out.logprobs[0].top.size() == 1);
+  request = g.engine_sampling(257);
+  REQUIRE(request.has_value());
+  CHECK(request->banned_tokens.empty());  // min_tokens reached
+  CHECK(std::vector<std::int32_t>(request->output_tokens.begin(), request->output_tokens.end()) ==
+        std::vector<std::int32_t>{'q'});
+  // A drawn token without the logprob asked for is the engine's bug.
+  CHECK_THROWS_WITH(g.advance_drawn('q', host::DrawnLogprobs{}),
+                    Catch::Contains("without the logprob asked for"));
+}
+
+TEST_CASE("A greedy request needs nothing drawn: no sampling request", "[serve][generation]") {
+  serve::Generation g(greedy_spec(4), nullptr);
+  CHECK_FALSE(g.engine_sampling(257).has_value());
+}
