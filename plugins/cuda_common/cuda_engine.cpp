@@ -283,7 +283,7 @@ void CudaEngine::execute(const decoder::StepPlan& plan, AlgentaEngineStep_Args& 
   std::vector<float> spare;
   std::size_t spare_rows = 0;
   for (const decoder::PlannedChunk& chunk : plan.chunks) {
-    if (chunk.logits == ALGENTA_LOGITS_NONE) ++spare_rows;
+    if (chunk.logits == ALGENTA_LOGITS_NONE && !kDeviceGreedy) ++spare_rows;
   }
   spare.resize(spare_rows * vocab);
   float* next_spare = spare.data();
@@ -315,16 +315,20 @@ void CudaEngine::execute(const decoder::StepPlan& plan, AlgentaEngineStep_Args& 
       float* out = nullptr;
       if (chunk.logits == ALGENTA_LOGITS_ALL) {
         out = args.logits + chunk.logits_offset + i * vocab;
-      } else if (last) {
-        out = chunk.logits == ALGENTA_LOGITS_LAST ? args.logits + chunk.logits_offset : next_spare;
-        if (chunk.logits == ALGENTA_LOGITS_NONE) next_spare += vocab;
+      } else if (last && chunk.logits == ALGENTA_LOGITS_LAST) {
+        out = args.logits + chunk.logits_offset;
+      } else if (last && !kDeviceGreedy) {
+        out = next_spare;  // the host's argmax needs the row
+        next_spare += vocab;
       }
-      if (out != nullptr) pass.logits.push_back({row, out});
+      std::int32_t* token = kDeviceGreedy && last ? &args.next_tokens[c] : nullptr;
+      if (out != nullptr || token != nullptr) pass.logits.push_back({row, out, token});
       if (last) last_logits[c] = out;
     }
   }
   flush_prefill();
   flush_decode();
+  if (kDeviceGreedy) return;  // the passes wrote next_tokens
   for (std::size_t c = 0; c < plan.chunks.size(); ++c) {
     args.next_tokens[c] = decoder::argmax_lowest(last_logits[c], vocab);
   }
@@ -348,13 +352,24 @@ void CudaEngine::upload(const Pass& pass, int padded_rows) {
 void CudaEngine::copy_logits(const Pass& pass, int first_row, int count) {
   const std::size_t vocab = shape_.vocab;
   for (const LogitsTarget& target : pass.logits) {
-    if (target.row < first_row || target.row >= first_row + count) continue;
+    if (target.row < first_row || target.row >= first_row + count || target.out == nullptr) continue;
     check_cuda(cudaMemcpyAsync(target.out,
                                forward_->logits() + static_cast<std::size_t>(target.row - first_row) * vocab,
                                vocab * sizeof(float), cudaMemcpyDeviceToHost, stream_),
                "copying logits");
   }
+  // With device greedy, the rows' tokens (4 bytes a row) instead of their logits.
+  std::vector<std::int32_t> tokens(kDeviceGreedy ? static_cast<std::size_t>(count) : 0);
+  if (!tokens.empty()) {
+    check_cuda(cudaMemcpyAsync(tokens.data(), forward_->greedy_tokens(),
+                               tokens.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream_),
+               "copying greedy tokens");
+  }
   synchronize("computing a step");
+  for (const LogitsTarget& target : pass.logits) {
+    if (target.row < first_row || target.row >= first_row + count || target.token == nullptr) continue;
+    *target.token = tokens[static_cast<std::size_t>(target.row - first_row)];
+  }
 }
 
 void CudaEngine::run_prefill(Pass& pass) {
@@ -371,10 +386,11 @@ void CudaEngine::run_prefill(Pass& pass) {
   forward_->final_norm(forward_->logit_rows(), count, stream_);
   // normed row i now holds pass row logit_rows[i]; map targets onto it.
   Pass compact;
-  for (int i = 0; i < count; ++i) compact.logits.push_back({i, pass.logits[i].out});
+  for (int i = 0; i < count; ++i) compact.logits.push_back({i, pass.logits[i].out, pass.logits[i].token});
   for (int first = 0; first < count; first += kLogitsRowsAtOnce) {
     const int group = std::min(kLogitsRowsAtOnce, count - first);
     forward_->lm_head(first, group, stream_);
+    if (kDeviceGreedy) forward_->greedy(group, stream_);
     copy_logits(compact, first, group);
   }
 }
@@ -409,6 +425,7 @@ cudaGraphExec_t CudaEngine::decode_graph(DecodeGraphKey key) {
     forward_->layers(bucket, PassForm::decode, stream_, splits);
     forward_->final_norm(nullptr, bucket, stream_);
     forward_->lm_head(0, bucket, stream_);
+    if (kDeviceGreedy) forward_->greedy(bucket, stream_);
   } catch (...) {
     cudaStreamEndCapture(stream_, &graph);
     if (graph != nullptr) cudaGraphDestroy(graph);

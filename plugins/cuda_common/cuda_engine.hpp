@@ -35,6 +35,15 @@ inline constexpr std::uint32_t kDefaultMaxSequences = 64;
 inline constexpr int kMaxDecodeRows = 64;      // largest decode bucket
 inline constexpr int kMaxPrefillRows = 2048;   // token rows per prefill pass
 inline constexpr int kLogitsRowsAtOnce = 64;   // lm_head rows per launch
+// Greedy tokens from the device argmax (4 bytes a row come back) instead of
+// the host's argmax over each row's downloaded logits: a candidate kernel
+// (built with ALGENTA_CUDA_CANDIDATE_KERNELS=ON until tests/gpu/run.sh
+// passes with it).
+#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
+inline constexpr bool kDeviceGreedy = true;
+#else
+inline constexpr bool kDeviceGreedy = false;
+#endif
 inline constexpr std::size_t kGemmWorkspaceBytes = 32u << 20;
 // Left free for cuBLAS, graphs and the CUDA context's own growth.
 inline constexpr std::uint64_t kDeviceHeadroomBytes = 512ull << 20;
@@ -54,8 +63,9 @@ class CudaEngine {
 
  private:
   struct LogitsTarget {
-    int row = 0;           // row of the pass
-    float* out = nullptr;  // vocab floats on the host
+    int row = 0;                    // row of the pass
+    float* out = nullptr;           // vocab floats on the host, when asked for
+    std::int32_t* token = nullptr;  // the row's greedy token, with device greedy
   };
   struct Pass {
     std::vector<RowMeta> rows;

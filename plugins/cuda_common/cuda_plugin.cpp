@@ -53,6 +53,7 @@ constexpr AlgentaKernelInfo kKernels[] = {
     ALGENTA_KERNEL("attention_decode_kernel", "attention", "attention.cu"),
 #if ALGENTA_CUDA_CANDIDATE_KERNELS
     ALGENTA_KERNEL("attention_decode_group_kernel", "attention", "attention.cu"),
+    ALGENTA_KERNEL("greedy_argmax_kernel", "sampling", "greedy_argmax.cu"),
 #endif
     ALGENTA_KERNEL("swiglu_kernel", "activation", "elementwise.cu"),
     // Last: launched only where bf16 mma.sync exists (not on sm_75's f16 build).

@@ -43,6 +43,9 @@ float* DeviceForward::logits() const { return ws_.at<float>(ws_.logits); }
 RowMeta* DeviceForward::rows() const { return ws_.at<RowMeta>(ws_.rows); }
 std::int32_t* DeviceForward::block_tables() const { return ws_.at<std::int32_t>(ws_.block_tables); }
 std::int32_t* DeviceForward::logit_rows() const { return ws_.at<std::int32_t>(ws_.logit_rows); }
+std::int32_t* DeviceForward::greedy_tokens() const {
+  return ws_.at<std::int32_t>(ws_.greedy_tokens);
+}
 
 void DeviceForward::project(const float* input, const Element* weight, float* output, int rows,
                             int n, int k, PassForm form, cudaStream_t stream) const {
@@ -136,6 +139,12 @@ void DeviceForward::lm_head(int first, int count, cudaStream_t stream) const {
                                       static_cast<int>(shape_.vocab),
                                       static_cast<int>(shape_.hidden), lo_halves_, stream),
                "mma_gemm (lm_head)");
+}
+
+void DeviceForward::greedy(int count, cudaStream_t stream) const {
+  check_launch(launch_greedy_argmax(logits(), count, static_cast<int>(shape_.vocab),
+                                    greedy_tokens(), stream),
+               "greedy_argmax");
 }
 
 }  // namespace algenta::cuda

@@ -55,11 +55,14 @@ class DeviceForward {
   void final_norm(const std::int32_t* logit_rows, int count, cudaStream_t stream) const;
   // logits (workspace) rows 0..count-1 from normed rows first..first+count-1.
   void lm_head(int first, int count, cudaStream_t stream) const;
+  // greedy_tokens()[i] = the greedy token of logits row i, i < count.
+  void greedy(int count, cudaStream_t stream) const;
 
   float* logits() const;
   RowMeta* rows() const;
   std::int32_t* block_tables() const;
   std::int32_t* logit_rows() const;
+  std::int32_t* greedy_tokens() const;
 
  private:
   void project(const float* input, const Element* weight, float* output, int rows, int n, int k,

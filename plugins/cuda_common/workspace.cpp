@@ -23,6 +23,7 @@ Workspace::Workspace(const decoder::ModelShape& s, const PassLimits& l) {
   partials = arena.plan(static_cast<std::size_t>(l.max_decode_rows) * s.heads * l.max_splits *
                         (s.head_dim + 2) * f);
   logits = arena.plan(static_cast<std::size_t>(l.logits_rows) * s.vocab * f);
+  greedy_tokens = arena.plan(static_cast<std::size_t>(l.logits_rows) * sizeof(int32_t));
   rope_cos = arena.plan(static_cast<std::size_t>(l.rope_positions) * (s.head_dim / 2) * f);
   rope_sin = arena.plan(static_cast<std::size_t>(l.rope_positions) * (s.head_dim / 2) * f);
   gemm = arena.plan(l.gemm_workspace);

@@ -76,4 +76,10 @@ cudaError_t launch_split_hi_lo(const float* x, std::int64_t count, Element* hi, 
 cudaError_t launch_mma_gemm_f32(const float* x, const Element* w, float* y, int rows, int columns,
                                 int depth, bool lo_halves, cudaStream_t stream);
 
+// tokens[r] = the index of the largest of row r's vocab logits (ties to the
+// lowest index, NaN never, 0 when none beats -inf): the greedy token, as
+// decoder::argmax_lowest picks it on the host.
+cudaError_t launch_greedy_argmax(const float* logits, int rows, int vocab, std::int32_t* tokens,
+                                 cudaStream_t stream);
+
 }  // namespace algenta::cuda
