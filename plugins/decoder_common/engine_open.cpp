@@ -79,25 +79,30 @@ std::size_t served_context(std::uint32_t requested, std::size_t model_max_positi
   return requested;
 }
 
+namespace {
+
+// An offer the host makes at open: 0 or 1; anything else is refused naming both.
+bool host_offer(const char* field, std::uint32_t value, const char* when_0, const char* when_1) {
+  if (value > 1) {
+    fail(ALGENTA_STATUS_INVALID_ARGUMENT, std::string(field) + " is " + std::to_string(value) +
+                                              "; allowed: 0 (" + when_0 + ") or 1 (" + when_1 + ")");
+  }
+  return value == 1;
+}
+
+}  // namespace
+
 OpenedModel open_model(const AlgentaEngineOpen_Args& args, const AlgentaDescriptor& descriptor,
                        std::uint32_t default_max_sequences) {
   if (args.checkpoint_dir == nullptr) fail(ALGENTA_STATUS_INVALID_ARGUMENT, "checkpoint_dir is NULL");
-  const bool offered = ALGENTA_STRUCT_HAS(&args, AlgentaEngineOpen_Args, host_block_tables) &&
-                       args.host_block_tables != 0;
-  if (offered && args.host_block_tables != 1) {
-    fail(ALGENTA_STATUS_INVALID_ARGUMENT, "host_block_tables is " +
-                                              std::to_string(args.host_block_tables) +
-                                              "; allowed: 0 (the engine owns its KV cache) or 1 "
-                                              "(the host passes block tables)");
-  }
-  const bool offers_sampling = ALGENTA_STRUCT_HAS(&args, AlgentaEngineOpen_Args, engine_samples) &&
-                               args.engine_samples != 0;
-  if (offers_sampling && args.engine_samples != 1) {
-    fail(ALGENTA_STATUS_INVALID_ARGUMENT, "engine_samples is " +
-                                              std::to_string(args.engine_samples) +
-                                              "; allowed: 0 (the host samples from logits) or 1 "
-                                              "(chunks bring sampling parameters)");
-  }
+  const bool offered =
+      ALGENTA_STRUCT_HAS(&args, AlgentaEngineOpen_Args, host_block_tables) &&
+      host_offer("host_block_tables", args.host_block_tables, "the engine owns its KV cache",
+                 "the host passes block tables");
+  const bool offers_sampling =
+      ALGENTA_STRUCT_HAS(&args, AlgentaEngineOpen_Args, engine_samples) &&
+      host_offer("engine_samples", args.engine_samples, "the host samples from logits",
+                 "chunks bring sampling parameters");
   const fs::path dir(args.checkpoint_dir);
   checkpoint::ResidentCheckpoint checkpoint = open_resident_checkpoint(dir);
   const facts::ModelFacts facts = read_model_facts(dir);

@@ -230,3 +230,25 @@ TEST_CASE("oracle: bad sampling parameters refuse the step, naming the field; no
   const StepOutput out = engine.step({{5, requests()[0].prompt, 0, ALGENTA_LOGITS_NONE}});
   CHECK(out.outcome.ok());
 }
+
+TEST_CASE("oracle: an open offer other than 0 or 1 is refused, naming the field and both meanings",
+          "[oracle]") {
+  const Plugin plugin(oracle_plugin_path());
+  const Checkpoint ckpt("llama");
+  const std::string dir = ckpt.path.string();
+  const auto refusal = [&](std::uint32_t block_tables, std::uint32_t samples) {
+    AlgentaEngineOpen_Args args{};
+    args.struct_size = ALGENTA_EngineOpen_Args_STRUCT_SIZE;
+    args.checkpoint_dir = dir.c_str();
+    args.precision = ALGENTA_PRECISION_EXACT;
+    args.host_block_tables = block_tables;
+    args.engine_samples = samples;
+    const Outcome outcome = outcome_of(plugin.table(), plugin.table().engine_open(&args));
+    CHECK(outcome.code == ALGENTA_STATUS_INVALID_ARGUMENT);
+    return outcome.message;
+  };
+  CHECK_THAT(refusal(0, 2), Contains("engine_samples is 2; allowed: 0 (the host samples from "
+                                     "logits) or 1 (chunks bring sampling parameters)"));
+  CHECK_THAT(refusal(3, 0), Contains("host_block_tables is 3; allowed: 0 (the engine owns its KV "
+                                     "cache) or 1 (the host passes block tables)"));
+}
