@@ -84,6 +84,37 @@ std::int32_t gumbel_max(std::vector<double>& z, const SamplingParams& params,
 
 }  // namespace
 
+DrawScores draw_scores(const SamplingParams& params, const SamplingRequest& request,
+                       std::int32_t token) {
+  validate(params);
+  check_logits(request.logits);
+  std::vector<double> z = penalized_logits(request.logits, request.prompt_tokens,
+                                           request.output_tokens, params);
+  check_finite_after(request.logits, z, "the penalties");
+  const bool in_vocab = token >= 0 && static_cast<std::size_t>(token) < z.size();
+  DrawScores scores;
+  if (params.temperature == 0.0) {
+    scores.winner = greedy(z);
+    scores.winner_score = z[static_cast<std::size_t>(scores.winner)];
+    if (in_vocab && z[static_cast<std::size_t>(token)] != -INFINITY)
+      scores.token_score = z[static_cast<std::size_t>(token)];
+    return scores;
+  }
+  // The same steps as gumbel_max, every candidate scored (no bound skipping).
+  for (double& v : z) v = v / params.temperature;
+  check_finite_after(request.logits, z, "dividing by temperature");
+  GumbelNoiseRow noise(request.seed, request.position);
+  BestToken best;
+  for (std::int32_t id : surviving_candidates(z, params)) {
+    const double score = z[static_cast<std::size_t>(id)] + noise.at(static_cast<std::uint32_t>(id));
+    best.offer(id, score);
+    if (id == token) scores.token_score = score;
+  }
+  scores.winner = best.id;
+  scores.winner_score = best.score;
+  return scores;
+}
+
 SampleResult sample_token(const SamplingParams& params, const SamplingRequest& request) {
   validate(params);
   check_logits(request.logits);

@@ -38,4 +38,17 @@ struct SampleResult {
 // token, or a history token outside the vocabulary.
 SampleResult sample_token(const SamplingParams& params, const SamplingRequest& request);
 
+// What this pipeline compares when it draws, to judge another sampler's
+// choice on the same inputs: the winner and its score, and `token`'s score
+// (none when the masks drop it or it is not allowed). Scores are the
+// penalized logits when greedy, z / temperature + Gumbel noise otherwise.
+// Throws as sample_token.
+struct DrawScores {
+  std::int32_t winner = 0;
+  double winner_score = 0.0;
+  std::optional<double> token_score;
+};
+DrawScores draw_scores(const SamplingParams& params, const SamplingRequest& request,
+                       std::int32_t token);
+
 }  // namespace algenta::sampling

@@ -209,10 +209,10 @@ int verify(const HostPaths& paths, const VerifyOptions& options) {
 
   std::optional<EngineSession> plugin_session;
   std::optional<EngineSession> oracle_session;
-  if (const auto failed =
-          open_session(plugin_session, std::move(plugin),
-                       {options.model_dir, 0, options.precision.precision,
-                        options.precision.allow_weight_rounding})) {
+  EngineOpenOptions plugin_options{options.model_dir, 0, options.precision.precision,
+                                   options.precision.allow_weight_rounding};
+  plugin_options.engine_sampling = true;  // an engine that draws is judged drawing
+  if (const auto failed = open_session(plugin_session, std::move(plugin), plugin_options)) {
     return *failed;
   }
   // The oracle runs the weights the engine runs: rounded the same way when
@@ -266,6 +266,12 @@ int verify(const HostPaths& paths, const VerifyOptions& options) {
                                "--transformers-reference FILE");
   run.gates = {std::move(oracle_gate), std::move(repeat), std::move(concurrent),
                std::move(transformers)};
+  // Only an engine that draws tokens itself has a sampler to judge; for the
+  // others the host draws, with the pipeline its own tests pin.
+  if (plugin_session->engine_samples()) {
+    run.gates.push_back(run_gate(run, kSamplingGate,
+                                 [&] { return run_sampling_gate(*plugin_session, context); }));
+  }
   run.finished = manifest::format_utc_timestamp(unix_now());
   run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
 

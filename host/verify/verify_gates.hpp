@@ -57,6 +57,22 @@ inline constexpr std::array<std::size_t, kConcurrentSequences> kConcurrentLength
     17, 300, 64, 129, 33, 255, 96, 200};
 GateResult run_concurrent_gate(EngineSession& plugin, std::size_t context);
 
+// For an engine that draws tokens itself (ABI 1.2 engine sampling): four
+// sampling configurations, each a seeded prompt run free for kSamplingSteps
+// tokens; every draw must be the host sampler's on the engine's own logits
+// (a different token only as a tie within kSamplingTieTolerance of the
+// host's winning score, among the tokens the host's masks keep), and every
+// reported logprob log_softmax of those logits within
+// kSamplingLogprobTolerance. Engines that leave drawing to the host have
+// nothing for it to judge: verify runs it only for those that draw.
+inline constexpr const char* kSamplingGate = "sampling";
+inline constexpr std::size_t kSamplingSteps = 16;
+// In score units (logit / temperature): far above double rounding, far below
+// any real preference; an fp32 sampler on the device stays within it.
+inline constexpr double kSamplingTieTolerance = 1e-4;
+inline constexpr double kSamplingLogprobTolerance = 1e-4;
+GateResult run_sampling_gate(EngineSession& plugin, std::size_t context);
+
 // Greedy token identity against a transformers reference file.
 GateResult run_transformers_gate(EngineSession& plugin, const TransformersReference& reference);
 

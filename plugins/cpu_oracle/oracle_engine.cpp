@@ -15,6 +15,13 @@
 namespace algenta::oracle {
 namespace {
 
+// The planted sampling bug draws with the noise of the next position.
+#if ALGENTA_ORACLE_PLANTED_BUG == 5
+constexpr std::size_t kDrawPositionShift = 1;
+#else
+constexpr std::size_t kDrawPositionShift = 0;
+#endif
+
 [[noreturn]] void fail(AlgentaStatusCode code, const std::string& message) {
   throw plugin::StatusError{code, message};
 }
@@ -200,7 +207,8 @@ void OracleEngine::execute(const StepPlan& plan, std::span<KvSlots* const> slots
         chunk.sampling == nullptr
             ? argmax_lowest(last_logits[i], vocab)
             : decoder::draw_token(*chunk.sampling, {last_logits[i], vocab},
-                                  chunk.start + chunk.tokens.size(), chunk.sequence_id);
+                                  chunk.start + chunk.tokens.size() + kDrawPositionShift,
+                                  chunk.sequence_id);
   }
 }
 

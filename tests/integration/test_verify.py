@@ -21,7 +21,8 @@ CASE_DIR = os.path.join(FIXTURES, "oracle", CASE)
 FAST = ("--lengths", "7,64", "--tokens", "16")
 AS_ORACLE = ("--plugin", "cpu_oracle", "--allow-oracle")
 REFERENCE_LENGTHS = (1, 7, 64)  # fixture prompts the transformers gate replays
-GATES = ["oracle", "repeat", "concurrent", "transformers"]
+# The oracle draws sampled tokens itself (ABI 1.2), so verify judges its sampler too.
+GATES = ["oracle", "repeat", "concurrent", "transformers", "sampling"]
 
 
 def build_dir(*parts):
@@ -129,6 +130,12 @@ def test_every_gate_passes_for_the_oracle_with_a_transformers_reference(
     transformers = result["gates"][3]
     assert transformers["reference"]["dtype"] == "float32"
     assert [c["check"] for c in transformers["checks"]] == [f"L={n}" for n in REFERENCE_LENGTHS]
+    sampling = result["gates"][4]
+    assert len(sampling["checks"]) == 4
+    assert all(c["steps"] == 16 and len(c["tokens"]) == 16 and c["ties"] == 0
+               for c in sampling["checks"])
+    assert "16/16 drawn as the host draws from the engine's logits (0 ties)" in \
+        table_row(r.stdout, "sampling", "T=0.8")
 
     record = record_of(host)["plugins"][digest + "/exact"]
     assert record["passed"] is True and record["plugin"] == "cpu_oracle"
@@ -146,7 +153,7 @@ def test_without_a_reference_the_transformers_gate_is_not_run(host, model, tmp_p
     assert "not run: transformers (run it with --transformers-reference FILE)" in r.stdout
     result = json.loads(out.read_text())
     assert result["passed"] is False and result["exit_code"] == 4
-    assert [g["verdict"] for g in result["gates"]] == ["PASS", "PASS", "PASS", "NOT RUN"]
+    assert [g["verdict"] for g in result["gates"]] == ["PASS", "PASS", "PASS", "NOT RUN", "PASS"]
     record = record_of(host)["plugins"][result["plugin"]["sha256"] + "/exact"]
     assert record["passed"] is False and record["gates"]["transformers"] == "NOT RUN"
 
@@ -232,6 +239,28 @@ def test_a_planted_bug_fails_the_oracle_gate_with_the_divergence(host, model, mu
     record = record_of(host)["plugins"][digest + "/exact"]
     assert record["passed"] is False and record["plugin"] == "cpu_oracle_mutant_gqa"
     assert record["gates"]["oracle"] == "FAIL"
+
+
+def test_a_sampler_drawing_otherwise_fails_the_sampling_gate_alone(host, model, mutant_root,
+                                                                  tmp_path):
+    # The planted sampler takes the next position's noise: its logits, and so
+    # its greedy tokens, are the oracle's; only its sampled draws differ.
+    out = tmp_path / "verify.json"
+    r = host.run("--plugins-root", mutant_root / "plugins", "--keyring", mutant_root / "keyring",
+                 "verify", "--model", model, "--plugin", "cpu_oracle_mutant_sampling",
+                 "--allow-oracle", *FAST, "--json", out)
+    assert r.returncode == 4, r.stdout + r.stderr
+    result = json.loads(out.read_text())
+    assert {g["gate"]: g["verdict"] for g in result["gates"]} == {
+        "oracle": "PASS", "repeat": "PASS", "concurrent": "PASS", "transformers": "NOT RUN",
+        "sampling": "FAIL"}
+    checks = result["gates"][4]["checks"]
+    assert checks[3]["verdict"] == "PASS"  # greedy: no noise to take
+    failed = [c for c in checks if c["verdict"] == "FAIL"]
+    assert len(failed) >= 2
+    for c in failed:
+        assert c["details"].startswith(f"step {c['failed_step']}: token ")
+        assert "below the host's" in c["details"] or "masks drop" in c["details"]
 
 
 def test_logits_off_by_bf16_rounding_fail_the_oracle_gate_even_with_every_token_right(

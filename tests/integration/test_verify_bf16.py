@@ -17,7 +17,7 @@ from test_verify import (AS_ORACLE, FAST, GATES, digest_listed, model,  # noqa: 
                          record_of, reference_file, signed_test_bundle, table_row)
 
 STANDIN = "cpu_oracle_bf16_policy"
-BF16_GATES = ["bf16-oracle", "repeat", "concurrent", "transformers"]
+BF16_GATES = ["bf16-oracle", "repeat", "concurrent", "transformers", "sampling"]
 # The deep checkpoint's prompts: short ones and a long continuation, so most
 # positions are decode steps (where a KV-cache bug acts).
 DEEP = ("--lengths", "7,64,256", "--tokens", "128")
@@ -128,7 +128,8 @@ def test_under_exact_the_stand_in_is_the_oracle_and_each_policy_keeps_its_record
     records = record_of(host)["plugins"]
     assert records[digest + "/exact"] == exact_record
     assert records[digest + "/bf16"]["gates"] == {
-        "bf16-oracle": "PASS", "repeat": "PASS", "concurrent": "PASS", "transformers": "NOT RUN"}
+        "bf16-oracle": "PASS", "repeat": "PASS", "concurrent": "PASS", "transformers": "NOT RUN",
+        "sampling": "PASS"}
 
 
 def test_the_stand_in_passes_the_bf16_oracle_gate_on_the_deep_checkpoint(

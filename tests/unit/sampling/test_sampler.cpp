@@ -292,3 +292,47 @@ TEST_CASE("top-p over many chunks keeps what a full sort keeps", "[sampling][mas
     CHECK(sorted_ids(surviving_candidates(z, p)) == sorted_ids(want));
   }
 }
+
+TEST_CASE("draw_scores names sample_token's winner and scores any token the masks keep",
+          "[sampling][sampler]") {
+  algenta::SplitMix64 rng(77);
+  std::vector<float> logits(300);
+  for (float& l : logits) l = static_cast<float>(static_cast<double>(rng.next() >> 40) * 0x1p-21 - 4.0);
+  logits[5] = -INFINITY;  // not allowed
+  const std::vector<std::int32_t> prompt = {1, 2, 3, 2};
+  const std::vector<std::int32_t> output = {7, 7, 9};
+  std::vector<SamplingParams> all(4);
+  all[0].temperature = 0.0;
+  all[0].repetition_penalty = 1.5;
+  all[1].temperature = 0.9;
+  all[2].temperature = 1.3;
+  all[2].top_k = 20;
+  all[2].top_p = 0.8;
+  all[3].temperature = 0.6;
+  all[3].min_p = 0.1;
+  all[3].frequency_penalty = 0.7;
+  for (const SamplingParams& params : all) {
+    for (std::uint64_t position = 10; position < 20; ++position) {
+      const SamplingRequest request{logits, prompt, output, 4242, position};
+      const std::int32_t drawn = sample_token(params, request).token;
+      const DrawScores winner = draw_scores(params, request, drawn);
+      CHECK(winner.winner == drawn);
+      REQUIRE(winner.token_score.has_value());
+      CHECK(*winner.token_score == winner.winner_score);
+      // Any other kept token scores lower or equal (equal only above the winner's id).
+      for (std::int32_t other : {0, 42, 299}) {
+        const DrawScores s = draw_scores(params, request, other);
+        if (s.token_score) CHECK(*s.token_score <= s.winner_score);
+      }
+      CHECK_FALSE(draw_scores(params, request, 5).token_score.has_value());
+      CHECK_FALSE(draw_scores(params, request, 300).token_score.has_value());
+    }
+  }
+  // top-k 1 keeps only the largest logit: every other token is dropped.
+  SamplingParams one;
+  one.temperature = 1.0;
+  one.top_k = 1;
+  const SamplingRequest request{logits, {}, {}, 1, 0};
+  const DrawScores s = draw_scores(one, request, (sample_token(one, request).token + 1) % 300);
+  CHECK_FALSE(s.token_score.has_value());
+}
