@@ -177,6 +177,42 @@ TEST_CASE("oracle ops: argmax ties go to the lowest id, NaN never wins", "[oracl
   CHECK(argmax_lowest(negative, 4) == 1);
 }
 
+TEST_CASE("oracle ops: the vectorized argmax gives the scalar scan's index on every row",
+          "[oracle]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  std::uint64_t state = 12345;
+  const auto next = [&] {  // xorshift: a reproducible stream of bits
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (std::size_t n : {0u, 1u, 7u, 8u, 31u, 32u, 33u, 100u, 1000u, 151936u}) {
+    for (int round = 0; round < 40; ++round) {
+      std::vector<float> row(n);
+      // Few distinct values, so ties are common; specials sprinkled in.
+      for (float& v : row) {
+        const std::uint64_t r = next();
+        switch (r % 16) {
+          case 0: v = nan; break;
+          case 1: v = -inf; break;
+          case 2: v = (round % 5 == 0) ? inf : -0.0f; break;
+          case 3: v = 0.0f; break;
+          default: v = static_cast<float>(static_cast<int>((r >> 8) % 9) - 4); break;
+        }
+      }
+      if (round % 7 == 1) std::fill(row.begin(), row.end(), -inf);
+      if (round % 7 == 2) std::fill(row.begin(), row.end(), nan);
+      if (round % 7 == 3 && n > 0) row[n - 1] = 100.0f;  // the largest in the tail
+      INFO("n " << n << ", round " << round);
+      CHECK(argmax_lowest(row.data(), n) == argmax_lowest_scalar(row.data(), n));
+    }
+  }
+  const float zeros[] = {-0.0f, 0.0f, -1.0f};
+  CHECK(argmax_lowest(zeros, 3) == 0);  // -0 and +0 tie: the lower id
+}
+
 TEST_CASE("oracle ops: dot products reduce in 16 lanes, then a fixed tree", "[oracle]") {
   // Integers: exact in any order.
   std::vector<float> a(37), b(37);
