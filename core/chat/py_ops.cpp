@@ -1,10 +1,11 @@
 #include "chat/py_ops.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <vector>
 
 #include <unicode/uchar.h>
 
@@ -114,6 +115,28 @@ static std::string repr_string(const std::string& s) {
                                    " object (Python would print its type and address)");
 }
 
+// The containers whose repr is under way on this thread: a container met
+// again inside itself prints as Python's reprlib guard prints it ("[...]",
+// "(...)", "{...}"), so a value that holds itself (a namespace attribute set
+// to a tuple holding the namespace) ends instead of recursing without end.
+namespace {
+thread_local std::vector<const void*> repr_in_progress;
+
+struct ReprEntry {
+  explicit ReprEntry(const void* container) : entered(std::find(repr_in_progress.begin(),
+                                                                repr_in_progress.end(),
+                                                                container) == repr_in_progress.end()) {
+    if (entered) repr_in_progress.push_back(container);
+  }
+  ~ReprEntry() {
+    if (entered) repr_in_progress.pop_back();
+  }
+  ReprEntry(const ReprEntry&) = delete;
+  ReprEntry& operator=(const ReprEntry&) = delete;
+  const bool entered;  // false: already in progress further out
+};
+}  // namespace
+
 std::string py_repr(const Value& v) {
   if (v.opaque) refuse_opaque(v);
   switch (v.kind) {
@@ -121,6 +144,8 @@ std::string py_repr(const Value& v) {
     case Kind::undefined: return "Undefined";
     case Kind::list:
     case Kind::tuple: {
+      const ReprEntry entry(v.list.get());
+      if (!entry.entered) return v.kind == Kind::list ? "[...]" : "(...)";
       std::string out = v.kind == Kind::list ? "[" : "(";
       for (std::size_t k = 0; k < v.list->size(); ++k) {
         if (k) out += ", ";
@@ -131,6 +156,8 @@ std::string py_repr(const Value& v) {
       return out;
     }
     case Kind::dict: {
+      const ReprEntry entry(v.dict.get());
+      if (!entry.entered) return "{...}";
       std::string out = "{";
       bool first = true;
       for (const auto& [k, val] : v.dict->items) {
@@ -141,6 +168,9 @@ std::string py_repr(const Value& v) {
       return out + "}";
     }
     case Kind::ns: {
+      // jinja2 prints a namespace as the repr of its attribute dict.
+      const ReprEntry entry(&v.ns->attrs);
+      if (!entry.entered) return "<Namespace {...}>";
       std::string out = "<Namespace {";
       bool first = true;
       for (const auto& [k, val] : v.ns->attrs) {
@@ -212,12 +242,14 @@ bool py_equal(const Value& a, const Value& b) {
     case Kind::string: return a.str() == b.str();
     case Kind::list:
     case Kind::tuple: {
+      if (a.list == b.list) return true;  // Python compares an object with itself as equal
       if (a.list->size() != b.list->size()) return false;
       for (std::size_t k = 0; k < a.list->size(); ++k)
         if (!py_equal((*a.list)[k], (*b.list)[k])) return false;
       return true;
     }
     case Kind::dict: {
+      if (a.dict == b.dict) return true;
       if (a.dict->items.size() != b.dict->items.size()) return false;
       for (const auto& [k, v] : a.dict->items) {
         const Value* other = b.dict->find(k);

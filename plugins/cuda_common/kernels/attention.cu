@@ -11,6 +11,7 @@
 // head h to kv head h / (heads / kv_heads). Both forms below reduce in an
 // order fixed by the row's position alone: never by the batch, the chunking
 // of the prompt, or other sequences.
+#include <atomic>
 #include <cfloat>
 #include <type_traits>
 
@@ -528,6 +529,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
 // those of attention_decode_kernel; only the memory traffic differs.
 constexpr int kDecodeGroupMax = 8;
 
+// Dynamic shared memory the group kernel may take on this device: set by
+// prepare_attention_decode at engine open, outside any graph capture
+// (cudaFuncSetAttribute has no place in one); 0 keeps the per-head kernel.
+std::atomic<int> group_shared_limit{0};
+
 template <bool kVec>
 __host__ __device__ constexpr int group_key_pitch(int hd) { return hd + (kVec ? 4 : 1); }
 
@@ -731,6 +737,25 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
   return cudaGetLastError();
 }
 
+cudaError_t prepare_attention_decode() {
+#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
+  int device = 0, limit = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess)
+    status = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (status != cudaSuccess) return status;
+  limit -= static_cast<int>(sizeof(float) * kWarpsPerBlock * kDecodeGroupMax * 2 + 16);  // static
+  status = cudaFuncSetAttribute(attention_decode_group_kernel<true>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+  if (status == cudaSuccess)
+    status = cudaFuncSetAttribute(attention_decode_group_kernel<false>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+  if (status != cudaSuccess) return status;
+  group_shared_limit.store(limit, std::memory_order_relaxed);
+#endif
+  return cudaSuccess;
+}
+
 cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowMeta* rows,
                                     int row_count, HeadShape shape, PagedKv kv, float scale,
                                     int splits, float* partials, unsigned int* tickets,
@@ -739,21 +764,9 @@ cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowM
   if (!shape_ok(shape) || splits <= 0) return cudaErrorInvalidValue;
 #if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
   // The group kernel where its shared memory fits this device (its K/V
-  // stage is 4 blocks of keys and values: 137 KiB at head_dim 128).
-  static const int shared_limit = [] {
-    int device = 0, limit = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
-      return 0;
-    limit -= static_cast<int>(sizeof(float) * kWarpsPerBlock * kDecodeGroupMax * 2 + 16);  // static
-    if (cudaFuncSetAttribute(attention_decode_group_kernel<true>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, limit) != cudaSuccess ||
-        cudaFuncSetAttribute(attention_decode_group_kernel<false>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, limit) != cudaSuccess)
-      return 0;
-    return limit;
-  }();
-  cudaGetLastError();  // a refused attribute above only means the fallback
+  // stage is 4 blocks of keys and values: 133 KiB at head_dim 128), as
+  // prepare_attention_decode found.
+  const int shared_limit = group_shared_limit.load(std::memory_order_relaxed);
   const int group = shape.heads / shape.kv_heads;
   const bool vec = vector_rows(shape, kv);
   const int bytes = (vec ? group_stage_floats<true>(shape.head_dim, group)

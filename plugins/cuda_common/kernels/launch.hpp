@@ -55,6 +55,10 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
 // of every row (a row needing more traps: its output would never be
 // written), so the launch follows the live length, not the context. A row's
 // bits do not depend on it.
+// Once per process and device, before any decode attention is captured in a
+// graph: lets the candidate GQA-group kernel take the shared memory it needs
+// (a no-op in a build without candidate kernels).
+cudaError_t prepare_attention_decode();
 cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowMeta* rows,
                                     int row_count, HeadShape shape, PagedKv kv, float scale,
                                     int splits, float* partials, unsigned int* tickets,

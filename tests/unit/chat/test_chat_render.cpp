@@ -77,3 +77,16 @@ TEST_CASE("render: list content prints as Python repr", "[chat][render]") {
   json ctx = json::parse(R"({"c": [{"type": "text", "text": "it's"}]})");
   CHECK(render("{{ c }}", ctx) == "[{'type': 'text', 'text': \"it's\"}]");
 }
+
+TEST_CASE("render: a value that holds itself prints as Python's repr guard prints it",
+          "[chat][render]") {
+  // Expected strings are jinja2's (ImmutableSandboxedEnvironment, as
+  // transformers sets it up). A fuzzer found the unguarded repr recursing
+  // until the stack ran out.
+  CHECK(render("{% set ns = namespace(s=\"ab\") %}{% set ns.s = ns, \"x\" %}{{ ns.s }}") ==
+        "(<Namespace {'s': (...)}>, 'x')");
+  CHECK(render("{% set ns = namespace(s=\"ab\") %}{% set ns.s = ns, \"x\" %}{{ ns }}") ==
+        "<Namespace {'s': (<Namespace {...}>, 'x')}>");
+  CHECK(render("{% set ns = namespace(s=\"ab\") %}{% set ns.s = [ns] %}{{ ns.s == ns.s }}|"
+               "{{ ns.s | length }}") == "True|1");
+}
