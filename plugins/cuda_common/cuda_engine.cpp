@@ -277,17 +277,26 @@ int CudaEngine::slot_of(Pass& pass, const decoder::PlannedChunk& chunk) const {
 
 // Rows of one-token chunks run as decode passes, all others as prefill
 // passes (split at kMaxPrefillRows; a later pass sees the keys an earlier
-// one wrote). Logits land straight in the caller's buffer, or in `spare`
+// one wrote). Logits land straight in the caller's buffer, or in spare rows
 // for chunks that asked for none but still need their next token.
 void CudaEngine::execute(const decoder::StepPlan& plan, AlgentaEngineStep_Args& args) {
   const std::size_t vocab = shape_.vocab;
-  std::vector<float> spare;
   std::size_t spare_rows = 0;
   for (const decoder::PlannedChunk& chunk : plan.chunks) {
     if (chunk.logits == ALGENTA_LOGITS_NONE && !kDeviceGreedy) ++spare_rows;
   }
-  spare.resize(spare_rows * vocab);
-  float* next_spare = spare.data();
+  // Kept between steps up to a decode bucket's rows: a fresh vocab-wide row
+  // per sequence every step would be allocated, faulted in and zeroed only
+  // to be overwritten. A wider step gets rows of its own, freed after it.
+  std::vector<float> wider_step;
+  float* next_spare = nullptr;
+  if (spare_rows <= static_cast<std::size_t>(kMaxDecodeRows)) {
+    if (spare_logits_.size() < spare_rows * vocab) spare_logits_.resize(spare_rows * vocab);
+    next_spare = spare_logits_.data();
+  } else {
+    wider_step.resize(spare_rows * vocab);
+    next_spare = wider_step.data();
+  }
   std::vector<const float*> last_logits(plan.chunks.size());
 
   Pass prefill;
