@@ -142,6 +142,10 @@ CudaEngine::CudaEngine(checkpoint::ResidentCheckpoint checkpoint, const decoder:
   check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
   weights_.upload(checkpoint_);
   workspace_.allocate();
+  if (!kDeviceGreedy) {
+    spare_logits_.emplace(static_cast<std::size_t>(kMaxDecodeRows) * shape_.vocab * sizeof(float),
+                          "the logits rows the greedy choice reads");
+  }
   kv_pool_.blocks = kv_blocks;
   kv_pool_.block_floats = shape_.kv_heads * kKvBlockTokens * shape_.head_dim;
   kv_arena_.plan(kv_pool_.bytes(shape_.layers));
@@ -285,15 +289,12 @@ void CudaEngine::execute(const decoder::StepPlan& plan, AlgentaEngineStep_Args& 
   for (const decoder::PlannedChunk& chunk : plan.chunks) {
     if (chunk.logits == ALGENTA_LOGITS_NONE && !kDeviceGreedy) ++spare_rows;
   }
-  // Kept between steps up to a decode bucket's rows: a fresh vocab-wide row
-  // per sequence every step would be allocated, faulted in and zeroed only
-  // to be overwritten. A wider step gets rows of its own, freed after it.
+  // The engine's page-locked rows when they hold the step's (a decode
+  // bucket's worth: made once, copied into at the link's speed); a wider
+  // step gets rows of its own, freed after it.
   std::vector<float> wider_step;
-  float* next_spare = nullptr;
-  if (spare_rows <= static_cast<std::size_t>(kMaxDecodeRows)) {
-    if (spare_logits_.size() < spare_rows * vocab) spare_logits_.resize(spare_rows * vocab);
-    next_spare = spare_logits_.data();
-  } else {
+  float* next_spare = spare_logits_ ? spare_logits_->as<float>() : nullptr;
+  if (spare_rows * vocab * sizeof(float) > (spare_logits_ ? spare_logits_->bytes() : 0)) {
     wider_step.resize(spare_rows * vocab);
     next_spare = wider_step.data();
   }

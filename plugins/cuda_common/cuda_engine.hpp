@@ -109,8 +109,9 @@ class CudaEngine {
   std::unique_ptr<LtGemm> gemm_;
   std::unique_ptr<DeviceForward> forward_;
   std::map<DecodeGraphKey, cudaGraphExec_t> decode_graphs_;
-  // Logits rows the host's argmax needs but no chunk asked for, reused.
-  std::vector<float> spare_logits_;
+  // Logits rows the host's argmax needs but no chunk asked for: a decode
+  // bucket's worth, page-locked, made at open and reused by every step.
+  std::optional<PinnedHostBuffer> spare_logits_;
   std::mutex mutex_;  // one call at a time per engine
 };
 
