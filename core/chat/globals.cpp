@@ -39,10 +39,11 @@ Value Renderer::global(const std::string& name, SourcePos pos) {
     });
   }
   if (name == "namespace") {
-    return Value::make_native("namespace", [](Renderer&, const CallArgs& a) {
+    return Value::make_native("namespace", [](Renderer& r, const CallArgs& a) {
       Value v;
       v.kind = Kind::ns;
       v.ns = std::make_shared<NamespaceData>();
+      r.keep_namespace(v.ns);
       for (const auto& p : a.positional) {
         if (p.kind != Kind::dict) fail(ErrorKind::unsupported, "namespace() with a positional argument other than a dict", a.pos);
         for (const auto& [k, val] : p.dict->items) {

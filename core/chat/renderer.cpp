@@ -53,6 +53,7 @@ Renderer::Renderer(const RenderOptions& options, Value context) : options_(optio
 
 Renderer::~Renderer() {
   for (auto& f : macro_frames_) f->vars.clear();
+  for (auto& ns : namespaces_) ns->attrs.clear();
 }
 
 void Renderer::check_output(const std::string& out, SourcePos pos) const {

@@ -54,6 +54,9 @@ class Renderer {
   bool apply_test(const std::string& name, const Value& v, const CallArgs& args);
   const RenderOptions& options() const { return options_; }
   void check_output(const std::string& out, SourcePos pos) const;
+  // A namespace() made while rendering: its attributes are cleared at the
+  // end, since one may hold the namespace itself (a cycle no owner frees).
+  void keep_namespace(std::shared_ptr<NamespaceData> ns) { namespaces_.push_back(std::move(ns)); }
 
  private:
   enum class Flow { normal, break_, continue_ };
@@ -76,6 +79,7 @@ class Renderer {
   bool folding_ = false;  // evaluating a constant expression as jinja2's optimizer would
   // Frames that hold a macro, which holds the frame back: cleared at the end to break the cycle.
   std::vector<FramePtr> macro_frames_;
+  std::vector<std::shared_ptr<NamespaceData>> namespaces_;
 };
 
 std::string html_escape(const std::string& s);  // markupsafe.escape
