@@ -82,15 +82,22 @@ std::int32_t gumbel_max(std::vector<double>& z, const SamplingParams& params,
   return best.id;
 }
 
-}  // namespace
-
-DrawScores draw_scores(const SamplingParams& params, const SamplingRequest& request,
-                       std::int32_t token) {
+// Steps 1-3 of every draw, after the checks: the penalized logits in double.
+std::vector<double> checked_penalized_logits(const SamplingParams& params,
+                                             const SamplingRequest& request) {
   validate(params);
   check_logits(request.logits);
   std::vector<double> z = penalized_logits(request.logits, request.prompt_tokens,
                                            request.output_tokens, params);
   check_finite_after(request.logits, z, "the penalties");
+  return z;
+}
+
+}  // namespace
+
+DrawScores draw_scores(const SamplingParams& params, const SamplingRequest& request,
+                       std::int32_t token) {
+  std::vector<double> z = checked_penalized_logits(params, request);
   const bool in_vocab = token >= 0 && static_cast<std::size_t>(token) < z.size();
   DrawScores scores;
   if (params.temperature == 0.0) {
@@ -116,11 +123,7 @@ DrawScores draw_scores(const SamplingParams& params, const SamplingRequest& requ
 }
 
 SampleResult sample_token(const SamplingParams& params, const SamplingRequest& request) {
-  validate(params);
-  check_logits(request.logits);
-  std::vector<double> z = penalized_logits(request.logits, request.prompt_tokens,
-                                           request.output_tokens, params);
-  check_finite_after(request.logits, z, "the penalties");
+  std::vector<double> z = checked_penalized_logits(params, request);
   SampleResult result;
   result.token = params.temperature == 0.0 ? greedy(z) : gumbel_max(z, params, request);
   if (params.logprobs) {
