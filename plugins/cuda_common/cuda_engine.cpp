@@ -394,7 +394,7 @@ void CudaEngine::run_prefill(Pass& pass) {
              "uploading logit rows");
   forward_->layers(rows, PassForm::prefill, stream_);
   const int count = static_cast<int>(logit_rows.size());
-  forward_->final_norm(forward_->logit_rows(), count, stream_);
+  forward_->final_norm(forward_->logit_rows(), count, PassForm::prefill, stream_);
   // normed row i now holds pass row logit_rows[i]; map targets onto it.
   Pass compact;
   for (int i = 0; i < count; ++i) compact.logits.push_back({i, pass.logits[i].out, pass.logits[i].token});
@@ -434,7 +434,7 @@ cudaGraphExec_t CudaEngine::decode_graph(DecodeGraphKey key) {
   cudaGraph_t graph = nullptr;
   try {
     forward_->layers(bucket, PassForm::decode, stream_, splits);
-    forward_->final_norm(nullptr, bucket, stream_);
+    forward_->final_norm(nullptr, bucket, PassForm::decode, stream_);
     forward_->lm_head(0, bucket, stream_);
     if (kDeviceGreedy) forward_->greedy(bucket, stream_);
   } catch (...) {

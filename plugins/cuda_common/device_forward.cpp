@@ -107,6 +107,10 @@ void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream,
   check_launch(launch_embed(weights_.embed_tokens(), this->rows(), rows, hidden, x, stream),
                "embed");
   for (std::size_t l = 0; l < shape_.layers; ++l) {
+    if (fuses(form)) {
+      fused_decode_layer(l, rows, splits, stream);
+      continue;
+    }
     const DeviceLayer w = weights_.layer(l);
     check_launch(launch_rmsnorm_residual(x, l == 0 ? nullptr : delta, nullptr, w.input_norm,
                                          nullptr, rows, hidden, shape_.rms_norm_eps, normed,
@@ -124,9 +128,54 @@ void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream,
   }
 }
 
-void DeviceForward::final_norm(const std::int32_t* logit_rows, int count,
+bool DeviceForward::fuses(PassForm form) { return form == PassForm::decode && kFusedDecodeGemm; }
+
+// norm(x) w^T into output: one fused kernel for a few rows; past
+// kMaxFusedNormRows (each block would compute every row's norm) the norm
+// kernel first, which gives the same bits.
+void DeviceForward::normed_project(const float* norm_weight, const Element* weight, float* output,
+                                   int rows, int n, cudaStream_t stream) const {
+  const int hidden = static_cast<int>(shape_.hidden);
+  float* x = ws_.at<float>(ws_.x);
+  if (rows <= kMaxFusedNormRows) {
+    check_launch(launch_mma_gemm_normed(x, norm_weight, shape_.rms_norm_eps, weight, output, rows,
+                                        n, hidden, lo_halves_, stream),
+                 "mma_gemm (normed)");
+    return;
+  }
+  float* normed = ws_.at<float>(ws_.normed);
+  check_launch(launch_rmsnorm_residual(x, nullptr, nullptr, norm_weight, nullptr, rows, hidden,
+                                       shape_.rms_norm_eps, normed, stream),
+               "rmsnorm_residual");
+  project(normed, weight, output, rows, n, hidden, PassForm::decode, stream);
+}
+
+// A decode layer in four GEMMs, attention and qkv_rope_cache: the norms,
+// SwiGLU and the residual adds ride inside the GEMMs, which add each
+// layer's output to x themselves (no delta is left).
+void DeviceForward::fused_decode_layer(std::size_t layer, int rows, int splits,
+                                       cudaStream_t stream) const {
+  const DeviceLayer w = weights_.layer(layer);
+  const int hidden = static_cast<int>(shape_.hidden);
+  const int q_dim = static_cast<int>(shape_.q_dim());
+  const int qkv_width = static_cast<int>(shape_.q_dim() + 2 * shape_.kv_dim());
+  const int inter = static_cast<int>(shape_.intermediate);
+  float* x = ws_.at<float>(ws_.x);
+  float* gate_up = ws_.at<float>(ws_.gate_up);
+  normed_project(w.input_norm, w.qkv, ws_.at<float>(ws_.qkv), rows, qkv_width, stream);
+  attend(layer, rows, PassForm::decode, splits, stream);
+  check_launch(launch_mma_gemm_residual(ws_.at<float>(ws_.attention), w.o, w.o_bias, x, rows,
+                                        hidden, q_dim, lo_halves_, stream),
+               "mma_gemm (residual)");
+  normed_project(w.post_attention_norm, w.gate_up, gate_up, rows, 2 * inter, stream);
+  check_launch(launch_mma_gemm_swiglu(gate_up, w.down, x, rows, hidden, inter, lo_halves_, stream),
+               "mma_gemm (swiglu)");
+}
+
+void DeviceForward::final_norm(const std::int32_t* logit_rows, int count, PassForm form,
                                cudaStream_t stream) const {
-  check_launch(launch_rmsnorm_residual(ws_.at<float>(ws_.x), ws_.at<float>(ws_.delta), nullptr,
+  check_launch(launch_rmsnorm_residual(ws_.at<float>(ws_.x),
+                                       fuses(form) ? nullptr : ws_.at<float>(ws_.delta), nullptr,
                                        weights_.final_norm(), logit_rows, count,
                                        static_cast<int>(shape_.hidden), shape_.rms_norm_eps,
                                        ws_.at<float>(ws_.normed), stream),

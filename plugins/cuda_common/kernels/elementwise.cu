@@ -1,4 +1,5 @@
 // Element-wise kernels: SwiGLU and the hi/lo split of fp32 activations.
+#include "fused_inputs.cuh"
 #include "launch.hpp"
 
 namespace algenta::cuda {
@@ -18,9 +19,7 @@ __global__ void swiglu_kernel(const float* __restrict__ gate_up, int64_t count, 
     const int64_t row = i / intermediate;
     const int64_t column = i % intermediate;
     const float* base = gate_up + row * 2 * intermediate;
-    const float g = base[column];
-    const float u = base[intermediate + column];
-    out[i] = __fmul_rn(__fdiv_rn(g, __fadd_rn(1.0f, expf(-g))), u);
+    out[i] = swiglu_of(base[column], base[intermediate + column]);
   }
 }
 

@@ -80,6 +80,29 @@ cudaError_t launch_split_hi_lo(const float* x, std::int64_t count, Element* hi, 
 cudaError_t launch_mma_gemm_f32(const float* x, const Element* w, float* y, int rows, int columns,
                                 int depth, bool lo_halves, cudaStream_t stream);
 
+// The decode step's GEMMs with their neighbours fused, so the norm and
+// SwiGLU kernels and the residual add do not run on their own; each gives
+// the unfused kernels' bits. Built with the candidate kernels
+// (kFusedDecodeGemm); elsewhere they return cudaErrorNotSupported.
+//   normed:   y = (x[r] / sqrt(mean(x[r]^2) + eps) * norm_weight) w^T,
+//             K = the norm's width, rows <= kMaxFusedNormRows
+//   residual: x[r] += (input w^T + bias)            (bias may be null)
+//   swiglu:   x[r] += swiglu(gate_up[r]) w^T        (gate_up rows: 2 K floats)
+#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
+inline constexpr bool kFusedDecodeGemm = true;
+#else
+inline constexpr bool kFusedDecodeGemm = false;
+#endif
+inline constexpr int kMaxFusedNormRows = 16;
+cudaError_t launch_mma_gemm_normed(const float* x, const float* norm_weight, float eps,
+                                   const Element* w, float* y, int rows, int columns, int depth,
+                                   bool lo_halves, cudaStream_t stream);
+cudaError_t launch_mma_gemm_residual(const float* input, const Element* w, const float* bias,
+                                     float* x, int rows, int columns, int depth, bool lo_halves,
+                                     cudaStream_t stream);
+cudaError_t launch_mma_gemm_swiglu(const float* gate_up, const Element* w, float* x, int rows,
+                                   int columns, int depth, bool lo_halves, cudaStream_t stream);
+
 // tokens[r] = the index of the largest of row r's vocab logits (ties to the
 // lowest index, NaN never, 0 when none beats -inf): the greedy token, as
 // decoder::argmax_lowest picks it on the host.

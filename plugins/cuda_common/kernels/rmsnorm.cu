@@ -3,16 +3,11 @@
 // fixed tree over the block, so a row's bits depend on its length alone.
 #include <cuda_bf16.h>
 
+#include "fused_inputs.cuh"
 #include "launch.hpp"
-
-#ifndef ALGENTA_CUDA_PLANTED_BUG
-#define ALGENTA_CUDA_PLANTED_BUG 0
-#endif
 
 namespace algenta::cuda {
 namespace {
-
-constexpr int kNormThreads = 256;
 
 __global__ void embed_kernel(const Element* __restrict__ table, const RowMeta* __restrict__ rows,
                              int hidden, float* __restrict__ x) {
@@ -37,10 +32,7 @@ __global__ void __launch_bounds__(kNormThreads)
     if (delta_row != nullptr) {
       // as the reference: x += (o + b)
       const float d = delta_bias != nullptr ? __fadd_rn(delta_row[c], delta_bias[c]) : delta_row[c];
-      v = __fadd_rn(v, d);
-#if ALGENTA_CUDA_PLANTED_BUG == 6
-      v = __bfloat162float(__float2bfloat16_rn(v));  // planted: the residual stream kept in bf16
-#endif
+      v = residual_add(v, d);
       row[c] = v;  // each thread reads back only its own columns
     }
     sum = __fadd_rn(sum, __fmul_rn(v, v));

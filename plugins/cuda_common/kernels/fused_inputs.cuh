@@ -1,0 +1,68 @@
+// What a decode GEMM can do on the way in and out, so the kernels around it
+// need not run: the RMS norm of its input rows, SwiGLU of a gate/up row, and
+// the residual add of its result. Each gives the bits of the kernel it
+// replaces (rmsnorm_residual_kernel, swiglu_kernel): the same operations in
+// the same order, so a fused and an unfused step agree bit for bit
+// (kernel_exactness compares them on the card).
+#pragma once
+
+#include <cuda_bf16.h>
+
+#ifndef ALGENTA_CUDA_PLANTED_BUG
+#define ALGENTA_CUDA_PLANTED_BUG 0
+#endif
+
+namespace algenta::cuda {
+
+// rmsnorm_residual_kernel's block width: its sum of squares is 256 strided
+// partial sums added by a halving tree.
+inline constexpr int kNormThreads = 256;
+
+// silu(g) * u, as swiglu_kernel computes it.
+__device__ __forceinline__ float swiglu_of(float g, float u) {
+  return __fmul_rn(__fdiv_rn(g, __fadd_rn(1.0f, expf(-g))), u);
+}
+
+// The residual stream after adding a layer's output d (+ bias), as
+// rmsnorm_residual_kernel adds it.
+__device__ __forceinline__ float residual_add(float x, float d) {
+  float v = __fadd_rn(x, d);
+#if ALGENTA_CUDA_PLANTED_BUG == 6
+  v = __bfloat162float(__float2bfloat16_rn(v));  // planted: the residual stream kept in bf16
+#endif
+  return v;
+}
+
+// 1 / sqrt(mean(row^2) + eps) for one row, computed by one warp in the
+// order of rmsnorm_residual_kernel's kNormThreads threads: lane l holds the
+// partial sums of threads l + 32 j (j < 8), each over columns thread,
+// thread + 256, ...; the halving tree's strides 128, 64 and 32 pair a lane's
+// own partials, strides 16 .. 1 pair lanes (lane i takes lane i + s). Every
+// lane returns the scale.
+__device__ __forceinline__ float warp_rms_scale(const float* __restrict__ row, int hidden,
+                                                float eps) {
+  const int lane = threadIdx.x % 32;
+  constexpr int kPerLane = kNormThreads / 32;
+  float partial[kPerLane];
+#pragma unroll
+  for (int j = 0; j < kPerLane; ++j) {
+    float sum = 0.f;
+    for (int c = lane + 32 * j; c < hidden; c += kNormThreads) {
+      const float v = row[c];
+      sum = __fadd_rn(sum, __fmul_rn(v, v));
+    }
+    partial[j] = sum;
+  }
+#pragma unroll
+  for (int stride = kPerLane / 2; stride > 0; stride /= 2) {
+#pragma unroll
+    for (int j = 0; j < stride; ++j) partial[j] = __fadd_rn(partial[j], partial[j + stride]);
+  }
+  float total = partial[0];
+#pragma unroll
+  for (int s = 16; s > 0; s /= 2) total = __fadd_rn(total, __shfl_down_sync(0xffffffffu, total, s));
+  total = __shfl_sync(0xffffffffu, total, 0);
+  return 1.0f / sqrtf(total / static_cast<float>(hidden) + eps);
+}
+
+}  // namespace algenta::cuda

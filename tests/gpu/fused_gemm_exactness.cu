@@ -1,0 +1,154 @@
+// The decode GEMMs with their neighbours fused, on the card: each must give
+// the bits of the kernels it replaces, run one after another.
+//   fused_gemm_exactness
+//  - normed:   rmsnorm kernel, then the GEMM  ==  the GEMM with the norm inside
+//  - residual: the GEMM, then the residual add (+ bias)  ==  the GEMM adding
+//  - swiglu:   swiglu kernel, the GEMM, the residual add  ==  one fused GEMM
+// At the Qwen3-0.6B, Llama-3.2-1B and Qwen2.5-7B decode shapes, for 1 to the
+// largest decode bucket's rows, both policies, plus a ragged K (scalar
+// loads). Built only where the decode GEMM fuses (candidate kernels). Prints
+// one line per case; exits non-zero on any mismatch.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "kernels/launch.hpp"
+
+using algenta::cuda::Element;
+namespace kernels = algenta::cuda;
+
+namespace {
+
+int g_failed = 0;
+int g_cases = 0;
+
+template <typename T>
+struct DeviceBuffer {
+  T* ptr = nullptr;
+  explicit DeviceBuffer(size_t count) { CHECK_CUDA(cudaMalloc(&ptr, (count + 16) * sizeof(T))); }
+  DeviceBuffer(const std::vector<T>& values) : DeviceBuffer(values.size()) {
+    CHECK_CUDA(cudaMemcpy(ptr, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  ~DeviceBuffer() { cudaFree(ptr); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  std::vector<T> read(size_t count) const {
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<T> out(count);
+    CHECK_CUDA(cudaMemcpy(out.data(), ptr, count * sizeof(T), cudaMemcpyDeviceToHost));
+    return out;
+  }
+};
+
+std::vector<float> normals(std::mt19937& rng, size_t count, float scale) {
+  std::normal_distribution<float> normal(0.f, scale);
+  std::vector<float> v(count);
+  for (float& x : v) x = normal(rng);
+  return v;
+}
+
+std::vector<Element> weights(std::mt19937& rng, size_t count) {
+  uint64_t state = rng();
+  std::vector<Element> w(count);
+  for (Element& v : w) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    v = static_cast<Element>(0.1f * (static_cast<float>(state >> 40) / 8388608.0f - 1.0f));
+  }
+  return w;
+}
+
+void compare(const std::string& name, const std::vector<float>& unfused,
+             const std::vector<float>& fused) {
+  size_t bad = 0;
+  for (size_t i = 0; i < unfused.size(); ++i)
+    if (std::memcmp(&unfused[i], &fused[i], sizeof(float)) != 0) ++bad;
+  ++g_cases;
+  if (bad != 0) ++g_failed;
+  std::printf("%-64s %s  %zu/%zu bit-identical\n", name.c_str(), bad == 0 ? "PASS" : "FAIL",
+              unfused.size() - bad, unfused.size());
+}
+
+constexpr float kEps = 1e-6f;
+
+// y = norm(x) w^T, M <= kMaxFusedNormRows.
+void normed_case(std::mt19937& rng, const char* label, int M, int N, int K, bool lo) {
+  const DeviceBuffer<float> x(normals(rng, size_t(M) * K, 3.f));
+  const DeviceBuffer<float> norm_weight(normals(rng, K, 1.f));
+  const DeviceBuffer<Element> w(weights(rng, size_t(N) * K));
+  DeviceBuffer<float> normed(size_t(M) * K), y_unfused(size_t(M) * N), y_fused(size_t(M) * N);
+  CHECK_CUDA(kernels::launch_rmsnorm_residual(x.ptr, nullptr, nullptr, norm_weight.ptr, nullptr, M,
+                                              K, kEps, normed.ptr, 0));
+  CHECK_CUDA(kernels::launch_mma_gemm_f32(normed.ptr, w.ptr, y_unfused.ptr, M, N, K, lo, 0));
+  CHECK_CUDA(kernels::launch_mma_gemm_normed(x.ptr, norm_weight.ptr, kEps, w.ptr, y_fused.ptr, M,
+                                             N, K, lo, 0));
+  compare(std::string("normed ") + label + " M=" + std::to_string(M) + (lo ? " exact" : " bf16"),
+          y_unfused.read(size_t(M) * N), y_fused.read(size_t(M) * N));
+}
+
+// x += input w^T + bias (residual) or x += swiglu(gate_up) w^T (swiglu).
+void residual_case(std::mt19937& rng, const char* label, int M, int N, int K, bool lo,
+                   bool swiglu) {
+  const std::vector<float> x0 = normals(rng, size_t(M) * N, 2.f);
+  const DeviceBuffer<float> input(normals(rng, size_t(M) * K * (swiglu ? 2 : 1), 1.f));
+  const DeviceBuffer<float> bias(normals(rng, N, 0.5f));
+  const DeviceBuffer<Element> w(weights(rng, size_t(N) * K));
+  DeviceBuffer<float> x_unfused(x0), x_fused(x0);
+  DeviceBuffer<float> activation(size_t(M) * K), delta(size_t(M) * N), normed(size_t(M) * N);
+  const DeviceBuffer<float> ones(std::vector<float>(N, 1.f));
+  const float* gemm_input = input.ptr;
+  if (swiglu) {
+    CHECK_CUDA(kernels::launch_swiglu(input.ptr, M, K, activation.ptr, 0));
+    gemm_input = activation.ptr;
+  }
+  CHECK_CUDA(kernels::launch_mma_gemm_f32(gemm_input, w.ptr, delta.ptr, M, N, K, lo, 0));
+  // The unfused step's residual add is the norm kernel's first half.
+  CHECK_CUDA(kernels::launch_rmsnorm_residual(x_unfused.ptr, delta.ptr, swiglu ? nullptr : bias.ptr,
+                                              ones.ptr, nullptr, M, N, kEps, normed.ptr, 0));
+  if (swiglu)
+    CHECK_CUDA(kernels::launch_mma_gemm_swiglu(input.ptr, w.ptr, x_fused.ptr, M, N, K, lo, 0));
+  else
+    CHECK_CUDA(kernels::launch_mma_gemm_residual(input.ptr, w.ptr, bias.ptr, x_fused.ptr, M, N, K,
+                                                 lo, 0));
+  compare(std::string(swiglu ? "swiglu+residual " : "residual+bias ") + label +
+              " M=" + std::to_string(M) + (lo ? " exact" : " bf16"),
+          x_unfused.read(size_t(M) * N), x_fused.read(size_t(M) * N));
+}
+
+struct DecodeShape {
+  const char* config;
+  int hidden, qkv, q_dim, intermediate;
+};
+
+}  // namespace
+
+int main() {
+  std::mt19937 rng(20261205);
+  const DecodeShape shapes[] = {
+      {"Qwen3-0.6B", 1024, (16 + 2 * 8) * 128, 16 * 128, 3072},
+      {"Llama-3.2-1B", 2048, (32 + 2 * 8) * 64, 32 * 64, 8192},
+      {"Qwen2.5-7B", 3584, (28 + 2 * 4) * 128, 28 * 128, 18944},
+      {"ragged K", 1001, 72, 1001, 1001},
+  };
+  for (const DecodeShape& s : shapes)
+    for (bool lo : {true, false}) {
+      for (int M : {1, 3, 8, 16}) {
+        normed_case(rng, (std::string(s.config) + " qkv").c_str(), M, s.qkv, s.hidden, lo);
+        normed_case(rng, (std::string(s.config) + " gate_up").c_str(), M, 2 * s.intermediate,
+                    s.hidden, lo);
+      }
+      for (int M : {1, 8, 17, 64}) {
+        residual_case(rng, (std::string(s.config) + " o_proj").c_str(), M, s.hidden, s.q_dim, lo,
+                      false);
+        residual_case(rng, (std::string(s.config) + " down_proj").c_str(), M, s.hidden,
+                      s.intermediate, lo, true);
+      }
+    }
+  std::printf("fused_gemm: %d cases, %d failed\n", g_cases, g_failed);
+  return g_failed == 0 ? 0 : 1;
+}
