@@ -64,6 +64,12 @@ if [[ -x "$exactness" ]]; then
 else
   record kernel_exactness 1 "$exactness not built"
 fi
+# Builds whose decode GEMM fuses its neighbours (candidate kernels) carry the
+# check that fusing changes no bit.
+if [[ -x "$BUILD_DIR/bin/fused_gemm_exactness" ]]; then
+  run_logged fused_gemm_exactness "$BUILD_DIR/bin/fused_gemm_exactness"
+  record fused_gemm_exactness $? "$(grep -o 'fused_gemm: .*' "$results/fused_gemm_exactness.log" | tail -1)"
+fi
 run_logged attention_exactness "$BUILD_DIR/bin/attention_exactness" "$results/attention_exactness.json"
 record attention_exactness $? "$(grep -o 'attention: .*' "$results/attention_exactness.log" | tail -1)"
 
