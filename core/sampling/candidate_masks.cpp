@@ -33,7 +33,9 @@ bool ranks_before(std::span<const double> z, std::int32_t a, std::int32_t b) {
   return za != zb ? za > zb : a < b;
 }
 
-// ids arrive in ascending id order. W is summed in that order; then the
+// The nucleus in the summation order SAMPLING.md fixes, which a GPU block
+// reproduces: W over kNucleusLanes lanes of ids, the prefix masses over
+// chunks of kNucleusChunk ranks. ids arrive in ascending id order; the
 // ranking is sorted only as far as the nucleus reaches (chunks of growing
 // size), so a peaked distribution never sorts the whole vocabulary.
 void keep_nucleus(std::vector<std::int32_t>& ids, std::span<const double> z, double top_p,
@@ -42,20 +44,24 @@ void keep_nucleus(std::vector<std::int32_t>& ids, std::span<const double> z, dou
   const auto weight = [&](std::int32_t id) {
     return portable_exp(z[static_cast<std::size_t>(id)] - z_max);
   };
-  double total = 0.0;
-  for (std::int32_t id : ids) total = total + weight(id);
-  const double mass = top_p * total;
+  const double mass = top_p * nucleus_total(ids, z, z_max);
   const auto cmp = [&](std::int32_t a, std::int32_t b) { return ranks_before(z, a, b); };
-  double above = 0.0;
-  std::size_t kept = 0, sorted_end = 0, chunk = 64;
-  while (kept < ids.size() && above < mass) {
+  double chunks_above = 0.0;  // the sum of the earlier chunks' sums, in rank order
+  double in_chunk = 0.0;      // this chunk's sum so far
+  std::size_t kept = 0, sorted_end = 0, sort_step = 64;
+  while (kept < ids.size()) {
+    if (kept > 0 && kept % kNucleusChunk == 0) {
+      chunks_above = chunks_above + in_chunk;
+      in_chunk = 0.0;
+    }
+    if (kept > 0 && !(chunks_above + in_chunk < mass)) break;
     if (kept == sorted_end) {
-      sorted_end = std::min(ids.size(), sorted_end + chunk);
-      chunk *= 2;
+      sorted_end = std::min(ids.size(), sorted_end + sort_step);
+      sort_step *= 2;
       std::partial_sort(ids.begin() + static_cast<std::ptrdiff_t>(kept),
                         ids.begin() + static_cast<std::ptrdiff_t>(sorted_end), ids.end(), cmp);
     }
-    above = above + weight(ids[kept]);
+    in_chunk = in_chunk + weight(ids[kept]);
     ++kept;
   }
   ids.resize(kept);
@@ -70,6 +76,17 @@ void keep_min_p(std::vector<std::int32_t>& ids, std::span<const double> z, doubl
 }
 
 }  // namespace
+
+double nucleus_total(std::span<const std::int32_t> ids, std::span<const double> z, double z_max) {
+  std::vector<double> lanes(kNucleusLanes, 0.0);
+  for (std::int32_t id : ids)
+    lanes[static_cast<std::size_t>(id) % kNucleusLanes] =
+        lanes[static_cast<std::size_t>(id) % kNucleusLanes] +
+        portable_exp(z[static_cast<std::size_t>(id)] - z_max);
+  double total = 0.0;
+  for (double lane : lanes) total = total + lane;
+  return total;
+}
 
 std::vector<std::int32_t> surviving_candidates(std::span<const double> tempered,
                                                const SamplingParams& params) {

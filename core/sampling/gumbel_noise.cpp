@@ -1,6 +1,6 @@
 #include "sampling/gumbel_noise.hpp"
 
-#include "sampling/portable_math.hpp"
+#include "sampling/draw_math.hpp"
 
 namespace algenta::sampling {
 
@@ -13,13 +13,9 @@ PhiloxCounter noise_counter(std::uint64_t position, std::uint32_t token_id) {
           static_cast<std::uint32_t>(position >> 32), kTokenNoiseStream};
 }
 
-double uniform_from_word(std::uint32_t word) {
-  return (static_cast<double>(word) + 0.5) * 0x1p-32;
-}
+double uniform_from_word(std::uint32_t word) { return draw_math::uniform_from_word(word); }
 
-double gumbel_from_word(std::uint32_t word) {
-  return -portable_log(-portable_log(uniform_from_word(word)));
-}
+double gumbel_from_word(std::uint32_t word) { return draw_math::gumbel_from_word(word); }
 
 double gumbel_noise(std::uint64_t seed, std::uint64_t position, std::uint32_t token_id) {
   const PhiloxCounter words = philox4x32_10(noise_counter(position, token_id), noise_key(seed));

@@ -18,7 +18,7 @@
 
 namespace algenta::sampling {
 
-inline constexpr std::uint32_t kTokenNoiseStream = 0;
+using draw_math::kTokenNoiseStream;
 
 PhiloxKey noise_key(std::uint64_t seed);
 PhiloxCounter noise_counter(std::uint64_t position, std::uint32_t token_id);

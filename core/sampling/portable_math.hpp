@@ -2,8 +2,8 @@
 // nearest), floor and exponent bit manipulation, in a fixed order. Library
 // log/exp differ between glibc and CUDA's libdevice by an ulp here and there;
 // these give the same bits on both, so the GPU sampler can reproduce the
-// host's decisions exactly. Compile with -ffp-contract=off (CUDA: use
-// __dmul_rn/__dadd_rn or --fmad=false) so no step is fused into an FMA.
+// host's decisions exactly (both compile draw_math.hpp, without FMA
+// contraction).
 // Accuracy: within a few ulp of the true value (tests check 4e-16 relative).
 #pragma once
 

@@ -165,6 +165,7 @@ CudaEngine::CudaEngine(checkpoint::ResidentCheckpoint checkpoint, const decoder:
   gemm_->pin(hidden, inter);
   forward_ = std::make_unique<DeviceForward>(shape_, family_, weights_, workspace_, pass_limits_,
                                              kv_pool_, *gemm_, precision);
+  if (limits_.engine_sampling) sampler_.emplace(static_cast<int>(shape_.vocab));
   synchronize("opening the engine");
 }
 
@@ -187,12 +188,20 @@ std::unique_ptr<CudaEngine> CudaEngine::open(AlgentaEngineOpen_Args& args,
           : Precision::exact;
   const PassLimits pass = pass_limits_for(model.limits.max_context);
 
+  // Sampled tokens are drawn on the device (device_sampler.hpp), so logits
+  // stay on the card.
+  model.limits.engine_sampling = model.host_offers_sampling;
+
   select_device(args.device_ordinal);
   const DeviceWeights sizing(model.shape, model.family, element_dtype());
   const Workspace workspace_sizing(model.shape, pass);
+  const std::uint64_t sampler_bytes =
+      model.limits.engine_sampling
+          ? DeviceSampler::bytes_for(static_cast<int>(model.shape.vocab))
+          : 0;
   const std::size_t kv_blocks =
-      plan_kv_blocks(args.kv_cache_bytes, sizing.bytes(), workspace_sizing.bytes(), model.shape,
-                     model.limits, pass);
+      plan_kv_blocks(args.kv_cache_bytes, sizing.bytes(), workspace_sizing.bytes() + sampler_bytes,
+                     model.shape, model.limits, pass);
 
   // Offered block tables, the engine takes them: the pool planned above is
   // then the host's to hand out, in the kernels' blocks of kKvBlockTokens.
@@ -287,7 +296,7 @@ void CudaEngine::execute(const decoder::StepPlan& plan, AlgentaEngineStep_Args& 
   const std::size_t vocab = shape_.vocab;
   std::size_t spare_rows = 0;
   for (const decoder::PlannedChunk& chunk : plan.chunks) {
-    if (chunk.logits == ALGENTA_LOGITS_NONE && !kDeviceGreedy) ++spare_rows;
+    if (chunk.logits == ALGENTA_LOGITS_NONE && !kDeviceGreedy && chunk.sampling == nullptr) ++spare_rows;
   }
   // The engine's page-locked rows when they hold the step's (a decode
   // bucket's worth: made once, copied into at the link's speed); a wider
@@ -323,25 +332,31 @@ void CudaEngine::execute(const decoder::StepPlan& plan, AlgentaEngineStep_Args& 
                            slot_of(pass, chunk),
                            static_cast<std::int32_t>(chunk.start)});
       const bool last = i + 1 == chunk.tokens.size();
+      const bool drawn_here = last && (kDeviceGreedy || chunk.sampling != nullptr);
       float* out = nullptr;
       if (chunk.logits == ALGENTA_LOGITS_ALL) {
         out = args.logits + chunk.logits_offset + i * vocab;
       } else if (last && chunk.logits == ALGENTA_LOGITS_LAST) {
         out = args.logits + chunk.logits_offset;
-      } else if (last && !kDeviceGreedy) {
+      } else if (last && !drawn_here) {
         out = next_spare;  // the host's argmax needs the row
         next_spare += vocab;
       }
-      std::int32_t* token = kDeviceGreedy && last ? &args.next_tokens[c] : nullptr;
-      if (out != nullptr || token != nullptr) pass.logits.push_back({row, out, token});
-      if (last) last_logits[c] = out;
+      LogitsTarget target{row, out, drawn_here ? &args.next_tokens[c] : nullptr};
+      if (last) {
+        target.sampling = chunk.sampling;
+        target.position = chunk.start + chunk.tokens.size();
+        target.sequence_id = chunk.sequence_id;
+        last_logits[c] = drawn_here ? nullptr : out;
+      }
+      if (out != nullptr || target.token != nullptr) pass.logits.push_back(target);
     }
   }
   flush_prefill();
   flush_decode();
-  if (kDeviceGreedy) return;  // the passes wrote next_tokens
+  // The passes wrote the tokens drawn on the device; the host's argmax takes the rest.
   for (std::size_t c = 0; c < plan.chunks.size(); ++c) {
-    args.next_tokens[c] = decoder::argmax_lowest(last_logits[c], vocab);
+    if (last_logits[c] != nullptr) args.next_tokens[c] = decoder::argmax_lowest(last_logits[c], vocab);
   }
 }
 
@@ -369,6 +384,14 @@ void CudaEngine::copy_logits(const Pass& pass, int first_row, int count) {
                                vocab * sizeof(float), cudaMemcpyDeviceToHost, stream_),
                "copying logits");
   }
+  // Sampled rows are drawn from the logits on the device.
+  std::vector<SampledRow> sampled;
+  for (const LogitsTarget& target : pass.logits) {
+    if (target.row < first_row || target.row >= first_row + count || target.sampling == nullptr) continue;
+    sampled.push_back({target.sampling, target.row - first_row, target.position, target.sequence_id,
+                       target.token});
+  }
+  if (!sampled.empty()) sampler_->draw(sampled, forward_->logits(), stream_);
   // With device greedy, the rows' tokens (4 bytes a row) instead of their logits.
   std::vector<std::int32_t> tokens(kDeviceGreedy ? static_cast<std::size_t>(count) : 0);
   if (!tokens.empty()) {
@@ -378,7 +401,10 @@ void CudaEngine::copy_logits(const Pass& pass, int first_row, int count) {
   }
   synchronize("computing a step");
   for (const LogitsTarget& target : pass.logits) {
-    if (target.row < first_row || target.row >= first_row + count || target.token == nullptr) continue;
+    if (target.row < first_row || target.row >= first_row + count || target.token == nullptr ||
+        target.sampling != nullptr) {
+      continue;
+    }
     *target.token = tokens[static_cast<std::size_t>(target.row - first_row)];
   }
 }
@@ -397,7 +423,11 @@ void CudaEngine::run_prefill(Pass& pass) {
   forward_->final_norm(forward_->logit_rows(), count, PassForm::prefill, stream_);
   // normed row i now holds pass row logit_rows[i]; map targets onto it.
   Pass compact;
-  for (int i = 0; i < count; ++i) compact.logits.push_back({i, pass.logits[i].out, pass.logits[i].token});
+  for (int i = 0; i < count; ++i) {
+    LogitsTarget target = pass.logits[i];
+    target.row = i;
+    compact.logits.push_back(target);
+  }
   for (int first = 0; first < count; first += kLogitsRowsAtOnce) {
     const int group = std::min(kLogitsRowsAtOnce, count - first);
     forward_->lm_head(first, group, stream_);

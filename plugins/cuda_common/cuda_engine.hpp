@@ -21,6 +21,7 @@
 #include "algenta/plugin_abi.h"
 #include "checkpoint/resident_reader.hpp"
 #include "device_forward.hpp"
+#include "device_sampler.hpp"
 #include "device_weights.hpp"
 #include "host_sequences.hpp"
 #include "lt_gemm.hpp"
@@ -65,7 +66,12 @@ class CudaEngine {
   struct LogitsTarget {
     int row = 0;                    // row of the pass
     float* out = nullptr;           // vocab floats on the host, when asked for
-    std::int32_t* token = nullptr;  // the row's greedy token, with device greedy
+    std::int32_t* token = nullptr;  // the row's token: device greedy, or drawn
+    // Engine sampling: how the token is drawn (nullptr: greedy), at which
+    // position, for which sequence (named in a refusal).
+    const AlgentaSampling* sampling = nullptr;
+    std::uint64_t position = 0;
+    std::uint64_t sequence_id = 0;
   };
   struct Pass {
     std::vector<RowMeta> rows;
@@ -112,6 +118,8 @@ class CudaEngine {
   // Logits rows the host's argmax needs but no chunk asked for: a decode
   // bucket's worth, page-locked, made at open and reused by every step.
   std::optional<PinnedHostBuffer> spare_logits_;
+  // Draws sampled rows on the device when the host sends sampling (ABI 1.2).
+  std::optional<DeviceSampler> sampler_;
   std::mutex mutex_;  // one call at a time per engine
 };
 

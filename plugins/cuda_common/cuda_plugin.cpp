@@ -56,6 +56,11 @@ constexpr AlgentaKernelInfo kKernels[] = {
     ALGENTA_KERNEL("greedy_argmax_kernel", "sampling", "greedy_argmax.cu"),
 #endif
     ALGENTA_KERNEL("swiglu_kernel", "activation", "elementwise.cu"),
+    // Engine sampling (ABI 1.2): the host sampler's pipeline on the device.
+    ALGENTA_KERNEL("sampler_prepare_kernel", "sampling", "sampler.cu"),
+    ALGENTA_KERNEL("sampler_draw_kernel", "sampling", "sampler.cu"),
+    ALGENTA_KERNEL("sampler_logprobs_kernel", "sampling", "sampler.cu"),
+    ALGENTA_KERNEL("cub::DeviceSegmentedRadixSort", "sampling", "sampler.cu"),
     // Last: launched only where bf16 mma.sync exists (not on sm_75's f16 build).
     ALGENTA_KERNEL("attention_prefill_mma_kernel", "attention", "attention_prefill_mma.cu"),
 };

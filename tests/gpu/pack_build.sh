@@ -14,7 +14,8 @@ out=${2:?usage: tests/gpu/pack_build.sh BUILD_DIR OUT_DIR}
 [[ -x "$build/bin/algenta-host" ]] || { echo "pack_build: $build/bin/algenta-host is missing: build first" >&2; exit 1; }
 rm -rf "$out"
 mkdir -p "$out/bin"
-for tool in algenta-host algenta-sign algenta-stream-bandwidth kernel_exactness attention_exactness engine_checks; do
+for tool in algenta-host algenta-sign algenta-stream-bandwidth kernel_exactness attention_exactness \
+  fused_gemm_exactness sampler_exactness engine_checks; do
   if [[ -x "$build/bin/$tool" ]]; then
     cp -p "$build/bin/$tool" "$out/bin/"
   else

@@ -72,6 +72,8 @@ if [[ -x "$BUILD_DIR/bin/fused_gemm_exactness" ]]; then
 fi
 run_logged attention_exactness "$BUILD_DIR/bin/attention_exactness" "$results/attention_exactness.json"
 record attention_exactness $? "$(grep -o 'attention: .*' "$results/attention_exactness.log" | tail -1)"
+run_logged sampler_exactness "$BUILD_DIR/bin/sampler_exactness"
+record sampler_exactness $? "$(grep -o 'sampler: .*' "$results/sampler_exactness.log" | tail -1)"
 
 # --- gate checkpoints: the oracle fixtures and a Qwen3-0.6B-shape one -----------
 models="$work/models"
@@ -209,6 +211,11 @@ if command -v compute-sanitizer >/dev/null; then
       --max-tokens 8
     rc=$?
     record "compute_sanitizer_$tool" $rc "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$results/sanitizer_$tool.log" | tail -1)"
+    # The device sampler's kernels (a greedy generate does not draw), on a small vocabulary.
+    run_logged "sanitizer_${tool}_sampler" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      "$BUILD_DIR/bin/sampler_exactness" 1000
+    rc=$?
+    record "compute_sanitizer_${tool}_sampler" $rc "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$results/sanitizer_${tool}_sampler.log" | tail -1)"
   done
 else
   record compute_sanitizer 1 "compute-sanitizer not found"

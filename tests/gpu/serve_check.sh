@@ -9,7 +9,10 @@
 #      openai client (tests/gpu/serve_client.py) on its five chat prompts:
 #      prompt ids, answer ids (verify's tie rule), stream = whole answer,
 #      time to first token and decode rate as the client sees them;
-#   3. SIGTERM: serve drains and exits 0.
+#   3. sampled requests (tests/gpu/sampled_serve_check.py): the tokens the
+#      engine draws on the card equal those the host draws from its logits
+#      (a second server with --sampling host), alone and among 63 others;
+#   4. SIGTERM: serve drains and exits 0.
 #   tests/gpu/serve_check.sh RESULTS_DIR
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -61,6 +64,25 @@ if [[ -n "$port" ]]; then
     --reference "$work/reference_qwen3_0p6b.json" --json "$results/serve_client.json"
   record serve_client_five_chat_prompts $? "$(grep -c '^PASS' "$results/serve_client.log")/5 pass"
   curl -s "http://127.0.0.1:$port/metrics" >"$results/metrics.txt"
+  # 3. Sampled requests: drawn on the card (this server) against drawn by
+  # the host from the same engine's logits (a second server).
+  "$host" --state-file "$work/state_host_sampling.json" serve --model "$model" --sampling host \
+    --host 127.0.0.1 --port 0 >"$work/serve_host.out" 2>"$results/serve_host_sampling.log" &
+  host_pid=$!
+  host_port=""
+  for _ in $(seq 1 1200); do
+    host_port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/serve_host.out")
+    [[ -n "$host_port" ]] && break
+    kill -0 "$host_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  vocab=$("$python" -c "import json, sys; print(json.load(open(sys.argv[1]))['vocab_size'])" "$model/config.json")
+  run_logged sampled_serve "$python" tests/gpu/sampled_serve_check.py \
+    --engine-url "http://127.0.0.1:$port" --host-url "http://127.0.0.1:${host_port:-1}" \
+    --model qwen3_0p6b --vocab "$vocab" --json "$results/sampled_serve.json"
+  record sampled_serve_engine_vs_host $? "$(grep -o '^[A-Z]* [a-z_0-9]*: .*' "$results/sampled_serve.log" | tr '\n' ';')"
+  kill -TERM "$host_pid" 2>/dev/null
+  wait "$host_pid"
 fi
 kill -TERM "$pid" 2>/dev/null
 wait "$pid"

@@ -264,31 +264,45 @@ TEST_CASE("top-p over many chunks keeps what a full sort keeps", "[sampling][mas
   algenta::SplitMix64 rng(5);
   for (double& v : z) v = static_cast<double>(rng.next() >> 11) * 0x1p-53 * 3.0;
   z[17] = -INFINITY;
+  z[2047] = z[1023];  // a tie, across lanes
   for (double top_p : {0.05, 0.3, 0.5, 0.9, 0.999}) {
-    // Reference: a full sort by (z desc, id asc), the documented sums.
+    // Reference: a full sort by (z desc, id asc) and the documented sums:
+    // W over 1024 lanes of ids, prefix masses over chunks of 128 ranks.
     std::vector<std::int32_t> order;
-    double z_max = -INFINITY, total = 0.0;
+    double z_max = -INFINITY;
     for (std::size_t i = 0; i < z.size(); ++i)
       if (z[i] != -INFINITY) {
         order.push_back(static_cast<std::int32_t>(i));
         z_max = std::max(z_max, z[i]);
       }
-    for (std::int32_t id : order) total = total + portable_exp(z[static_cast<std::size_t>(id)] - z_max);
+    const auto w = [&](std::int32_t id) { return portable_exp(z[static_cast<std::size_t>(id)] - z_max); };
+    std::vector<double> lanes(1024, 0.0);
+    for (std::int32_t id : order) lanes[static_cast<std::size_t>(id) % 1024] += w(id);
+    double total = 0.0;
+    for (double lane : lanes) total += lane;
     std::sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
       return z[static_cast<std::size_t>(a)] != z[static_cast<std::size_t>(b)]
                  ? z[static_cast<std::size_t>(a)] > z[static_cast<std::size_t>(b)]
                  : a < b;
     });
+    std::vector<double> chunk_sums((order.size() + 127) / 128, 0.0);
+    for (std::size_t r = 0; r < order.size(); ++r) chunk_sums[r / 128] += w(order[r]);
     std::vector<std::int32_t> want;
-    double above = 0.0;
-    for (std::int32_t id : order) {
-      if (!(above < top_p * total)) break;
-      want.push_back(id);
-      above = above + portable_exp(z[static_cast<std::size_t>(id)] - z_max);
+    double earlier_chunks = 0.0, in_chunk = 0.0;
+    for (std::size_t r = 0; r < order.size(); ++r) {
+      if (r % 128 == 0) {
+        earlier_chunks = 0.0;
+        for (std::size_t c = 0; c < r / 128; ++c) earlier_chunks += chunk_sums[c];
+        in_chunk = 0.0;
+      }
+      if (r > 0 && !(earlier_chunks + in_chunk < top_p * total)) break;
+      want.push_back(order[r]);
+      in_chunk += w(order[r]);
     }
     SamplingParams p;
     p.top_p = top_p;
     INFO("top_p " << top_p << " keeps " << want.size());
+    CHECK(want.size() > 1);
     CHECK(sorted_ids(surviving_candidates(z, p)) == sorted_ids(want));
   }
 }
