@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""Sampled requests through `serve` on a GPU engine, two servers on one
-checkpoint: one with `--sampling engine` (tokens drawn on the card) and one
-with `--sampling host` (the host draws from the engine's logits). Checks:
-  - each request gets the same token ids from both, and logprobs within
-    1e-6 (both are log_softmax of the same logits in double);
-  - 64 requests sent at once to the engine-sampling server get what each
-    gets alone.
-Token-id prompts on /v1/completions, so no tokenizer is involved.
+"""Sampled requests through `serve` on a GPU engine: 64 seeded requests
+(temperature, top-k, top-p, min-p, the penalties, logprobs), token-id
+prompts on /v1/completions, so no tokenizer is involved. Run twice, one
+server after the other (each engine takes most of the card):
+  1. against `serve --sampling engine` (tokens drawn on the card): each
+     request alone, then all 64 at once; each must get what it got alone.
+     The answers go to --json.
+  2. against `serve --sampling host` (the host draws from the engine's
+     logits) with --against the first run's file: each request must get the
+     same token ids, and logprobs within 1e-6 (both are log_softmax of the
+     same logits in double).
 
-usage: sampled_serve_check.py --engine-url http://127.0.0.1:P1 --host-url http://127.0.0.1:P2
-                              --model NAME --vocab N [--json OUT]
+usage: sampled_serve_check.py --url http://127.0.0.1:PORT --model NAME --vocab N
+                              [--json OUT] [--against FIRST_RUN.json]
 Exit status 0 when every check passes.
 """
 import argparse
@@ -77,38 +80,50 @@ def logprobs_differ(a, b):
     return None
 
 
+def compare_with(requests, answers, against):
+    """Why each request's answer is not the first run's, one line per request."""
+    failures = []
+    for i, (r, mine, theirs) in enumerate(zip(requests, answers, against)):
+        knobs = {k: v for k, v in r.items() if k not in ("prompt", "return_token_ids")}
+        if mine["ids"] != theirs["ids"]:
+            failures.append(f"request {i} {knobs}: drawn by the host {mine['ids']}, on the card "
+                            f"{theirs['ids']}")
+        elif (why := logprobs_differ(mine, theirs)) is not None:
+            failures.append(f"request {i} {knobs}: {why}")
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--engine-url", required=True)
-    parser.add_argument("--host-url", required=True)
+    parser.add_argument("--url", required=True)
     parser.add_argument("--model", required=True)
     parser.add_argument("--vocab", type=int, required=True)
-    parser.add_argument("--json")
+    parser.add_argument("--json", help="write the requests and answers here")
+    parser.add_argument("--against", help="a first run's --json: compare with its answers")
     args = parser.parse_args()
 
     requests = requests_for(args.vocab, 64)
-    failures = []
-    alone = [answer(args.engine_url, args.model, r) for r in requests]
-    for i, (r, engine) in enumerate(zip(requests, alone)):
-        host = answer(args.host_url, args.model, r)
-        knobs = {k: v for k, v in r.items() if k not in ("prompt", "return_token_ids")}
-        if engine["ids"] is None or len(engine["ids"]) != r["max_tokens"]:
-            failures.append(f"request {i} {knobs}: {len(engine['ids'] or [])} token ids, want "
-                            f"{r['max_tokens']}")
-        elif engine["ids"] != host["ids"]:
-            failures.append(f"request {i} {knobs}: drawn on the card {engine['ids']}, by the host "
-                            f"{host['ids']}")
-        elif (why := logprobs_differ(engine, host)) is not None:
-            failures.append(f"request {i} {knobs}: {why}")
-    print(f"{'PASS' if not failures else 'FAIL'} engine_vs_host: {len(requests) - len(failures)}"
-          f"/{len(requests)} requests drawn alike", flush=True)
-    with concurrent.futures.ThreadPoolExecutor(len(requests)) as pool:
-        together = list(pool.map(lambda r: answer(args.engine_url, args.model, r), requests))
-    apart = [i for i, (a, t) in enumerate(zip(alone, together)) if a != t]
-    print(f"{'PASS' if not apart else 'FAIL'} among_63_others: {len(requests) - len(apart)}"
-          f"/{len(requests)} requests get what they get alone", flush=True)
-    failures += [f"request {i}: among 63 others {together[i]['ids']}, alone {alone[i]['ids']}"
-                 for i in apart]
+    alone = [answer(args.url, args.model, r) for r in requests]
+    failures = [f"request {i}: {len(a['ids'] or [])} token ids, want {r['max_tokens']}"
+                for i, (r, a) in enumerate(zip(requests, alone))
+                if a["ids"] is None or len(a["ids"]) != r["max_tokens"]]
+    if args.against:
+        with open(args.against, encoding="utf-8") as f:
+            first = json.load(f)
+        if first["requests"] != requests:
+            raise SystemExit(f"{args.against} holds other requests: make it with this script")
+        differ = compare_with(requests, alone, first["alone"])
+        print(f"{'PASS' if not differ else 'FAIL'} engine_vs_host: {len(requests) - len(differ)}"
+              f"/{len(requests)} requests drawn alike", flush=True)
+        failures += differ
+    else:
+        with concurrent.futures.ThreadPoolExecutor(len(requests)) as pool:
+            together = list(pool.map(lambda r: answer(args.url, args.model, r), requests))
+        apart = [i for i, (a, t) in enumerate(zip(alone, together)) if a != t]
+        print(f"{'PASS' if not apart else 'FAIL'} among_63_others: {len(requests) - len(apart)}"
+              f"/{len(requests)} requests get what they get alone", flush=True)
+        failures += [f"request {i}: among 63 others {together[i]['ids']}, alone {alone[i]['ids']}"
+                     for i in apart]
     for line in failures:
         print("  " + line)
     if args.json:

@@ -9,10 +9,11 @@
 #      openai client (tests/gpu/serve_client.py) on its five chat prompts:
 #      prompt ids, answer ids (verify's tie rule), stream = whole answer,
 #      time to first token and decode rate as the client sees them;
-#   3. sampled requests (tests/gpu/sampled_serve_check.py): the tokens the
-#      engine draws on the card equal those the host draws from its logits
-#      (a second server with --sampling host), alone and among 63 others;
-#   4. SIGTERM: serve drains and exits 0.
+#   3. sampled requests (tests/gpu/sampled_serve_check.py), drawn on the
+#      card: each gets the same tokens alone and among 63 others;
+#   4. SIGTERM: serve drains and exits 0;
+#   5. the same sampled requests on a second server with --sampling host:
+#      the host draws the tokens the card drew, with the same logprobs.
 #   tests/gpu/serve_check.sh RESULTS_DIR
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,6 +23,16 @@ tiny_source=${TINY_SOURCE:-$BUILD_DIR/serve-fixture/source}
 
 record() {  # name, status (0 = pass), detail
   printf '%-40s %s  %s\n' "$1" "$([[ $2 == 0 ]] && echo PASS || echo FAIL)" "$3" | tee -a "$results/summary.txt"
+}
+wait_for_port() {  # server pid, its stdout: prints the port it listens on, or nothing
+  local port=""
+  for _ in $(seq 1 1200); do
+    port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$2")
+    [[ -n "$port" ]] && break
+    kill -0 "$1" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "$port"
 }
 
 # --- 1. the CI fixture: transformers fp32 on the tiny serve checkpoint ----------
@@ -50,13 +61,7 @@ record verify_qwen3_0p6b $? "$(grep -o 'PASSED.*\|FAILED.*' "$results/verify_qwe
 "$host" --state-file "$state" serve --model "$model" --host 127.0.0.1 --port 0 \
   >"$work/serve.out" 2>"$results/serve.log" &
 pid=$!
-port=""
-for _ in $(seq 1 1200); do
-  port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/serve.out")
-  [[ -n "$port" ]] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
+port=$(wait_for_port "$pid" "$work/serve.out")
 [[ -n "$port" ]]; record serve_listens $? "$(grep -o 'serving model.*' "$results/serve.log")"
 if [[ -n "$port" ]]; then
   run_logged serve_client "$python" tests/gpu/serve_client.py \
@@ -64,27 +69,27 @@ if [[ -n "$port" ]]; then
     --reference "$work/reference_qwen3_0p6b.json" --json "$results/serve_client.json"
   record serve_client_five_chat_prompts $? "$(grep -c '^PASS' "$results/serve_client.log")/5 pass"
   curl -s "http://127.0.0.1:$port/metrics" >"$results/metrics.txt"
-  # 3. Sampled requests: drawn on the card (this server) against drawn by
-  # the host from the same engine's logits (a second server).
-  "$host" --state-file "$work/state_host_sampling.json" serve --model "$model" --sampling host \
-    --host 127.0.0.1 --port 0 >"$work/serve_host.out" 2>"$results/serve_host_sampling.log" &
-  host_pid=$!
-  host_port=""
-  for _ in $(seq 1 1200); do
-    host_port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/serve_host.out")
-    [[ -n "$host_port" ]] && break
-    kill -0 "$host_pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  # 3. Sampled requests drawn on the card: alone and among 63 others.
   vocab=$("$python" -c "import json, sys; print(json.load(open(sys.argv[1]))['vocab_size'])" "$model/config.json")
-  run_logged sampled_serve "$python" tests/gpu/sampled_serve_check.py \
-    --engine-url "http://127.0.0.1:$port" --host-url "http://127.0.0.1:${host_port:-1}" \
-    --model qwen3_0p6b --vocab "$vocab" --json "$results/sampled_serve.json"
-  record sampled_serve_engine_vs_host $? "$(grep -o '^[A-Z]* [a-z_0-9]*: .*' "$results/sampled_serve.log" | tr '\n' ';')"
-  kill -TERM "$host_pid" 2>/dev/null
-  wait "$host_pid"
+  run_logged sampled_engine "$python" tests/gpu/sampled_serve_check.py --url "http://127.0.0.1:$port" \
+    --model qwen3_0p6b --vocab "$vocab" --json "$results/sampled_engine.json"
+  record sampled_among_63_others $? "$(grep -o '^[A-Z]* [a-z_0-9]*: .*' "$results/sampled_engine.log")"
 fi
 kill -TERM "$pid" 2>/dev/null
 wait "$pid"
 record serve_sigterm_exit_0 $? "$(tail -1 "$results/serve.log")"
+
+# --- 5. the same sampled requests drawn by the host from the engine's logits --
+# (a second server after the first: each engine takes most of the card)
+if [[ -s "$results/sampled_engine.json" ]]; then
+  "$host" --state-file "$state" serve --model "$model" --sampling host --host 127.0.0.1 --port 0 \
+    >"$work/serve_host.out" 2>"$results/serve_host_sampling.log" &
+  pid=$!
+  port=$(wait_for_port "$pid" "$work/serve_host.out")
+  run_logged sampled_host "$python" tests/gpu/sampled_serve_check.py --url "http://127.0.0.1:${port:-1}" \
+    --model qwen3_0p6b --vocab "$vocab" --against "$results/sampled_engine.json"
+  record sampled_engine_vs_host $? "$(grep -o '^[A-Z]* [a-z_0-9]*: .*' "$results/sampled_host.log")"
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid"
+fi
 rm -rf "$work"

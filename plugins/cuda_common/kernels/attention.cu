@@ -42,6 +42,29 @@ __device__ __forceinline__ const float* block_base(const float* base, const Page
 // hits bank (j + d) % 32: no conflicts.
 constexpr int kKeyStageFloats = 16 * (128 + 1);
 
+// Row and column of a flat index i = row * per_row + column, moved on by a
+// fixed step without dividing again: the staging loops below visit i, i +
+// step, i + 2 step, ..., and an integer division is about twenty
+// instructions, which in a decode step's short warps cost more than the copies.
+struct FlatCursor {
+  int row, column;
+  int row_step, column_step, per_row;
+  __device__ FlatCursor(int i, int step, int per_row_) : per_row(per_row_) {
+    row = i / per_row;
+    column = i - row * per_row;
+    row_step = step / per_row;
+    column_step = step - row_step * per_row;
+  }
+  __device__ __forceinline__ void advance() {
+    row += row_step;
+    column += column_step;
+    if (column >= per_row) {
+      column -= per_row;
+      ++row;
+    }
+  }
+};
+
 // Keys [first, first + count) of a block, copied whole-warp and coalesced
 // (consecutive lanes read consecutive floats) into `stage` rows of `pitch`.
 // Each lane issues kStageLoads loads before it stores any, so a warp keeps
@@ -51,6 +74,7 @@ __device__ void stage_keys(const float* keys, int first, int count, int hd, int 
   const float* source = keys + first * hd;
   const int total = count * hd;
   __syncwarp();  // the previous pass is done reading
+  FlatCursor at(threadIdx.x % 32, 32, hd);
   for (int base = threadIdx.x % 32; base < total; base += 32 * kStageLoads) {
     float loaded[kStageLoads];
 #pragma unroll
@@ -60,9 +84,8 @@ __device__ void stage_keys(const float* keys, int first, int count, int hd, int 
     }
 #pragma unroll
     for (int u = 0; u < kStageLoads; ++u) {
-      const int i = base + 32 * u;
-      const int row = i / hd;
-      if (i < total) stage[row * pitch + (i - row * hd)] = loaded[u];
+      if (base + 32 * u < total) stage[at.row * pitch + at.column] = loaded[u];
+      at.advance();
     }
   }
   __syncwarp();
@@ -139,6 +162,7 @@ __device__ void copy_rows(const float* source, int count, int hd, int pitch, flo
   const int total = count * per_row;
   const Chunk* from = reinterpret_cast<const Chunk*>(source);
   __syncwarp();  // the previous pass is done reading the stage
+  FlatCursor at(threadIdx.x % 32, 32, per_row);
   for (int base = threadIdx.x % 32; base < total; base += 32 * kCopyLoads) {
     Chunk loaded[kCopyLoads];
 #pragma unroll
@@ -148,10 +172,10 @@ __device__ void copy_rows(const float* source, int count, int hd, int pitch, flo
     }
 #pragma unroll
     for (int u = 0; u < kCopyLoads; ++u) {
-      const int i = base + 32 * u;
-      if (i >= total) continue;
-      const int row = i / per_row;
-      *reinterpret_cast<Chunk*>(stage + row * pitch + (i - row * per_row) * kWidth) = loaded[u];
+      if (base + 32 * u < total) {
+        *reinterpret_cast<Chunk*>(stage + at.row * pitch + at.column * kWidth) = loaded[u];
+      }
+      at.advance();
     }
   }
   __syncwarp();
@@ -288,6 +312,7 @@ __device__ void stage_tile(const PagedKv& kv, int slot, int kv_head, int block, 
       reinterpret_cast<const Chunk*>(block_base(kv.values, kv, slot, kv_head, block));
   const int per_row = kv.head_dim / kWidth;
   const int total = count * per_row;
+  FlatCursor at(threadIdx.x, blockDim.x, per_row);
   for (int base = threadIdx.x; base < total; base += blockDim.x * kTileLoads) {
     Chunk k[kTileLoads], v[kTileLoads];
 #pragma unroll
@@ -301,10 +326,11 @@ __device__ void stage_tile(const PagedKv& kv, int slot, int kv_head, int block, 
 #pragma unroll
     for (int u = 0; u < kTileLoads; ++u) {
       const int i = base + u * blockDim.x;
-      if (i >= total) continue;
-      const int row = i / per_row;
-      *reinterpret_cast<Chunk*>(key_tile + row * kTileKeyPitch + (i - row * per_row) * kWidth) = k[u];
-      reinterpret_cast<Chunk*>(value_tile)[i] = v[u];
+      if (i < total) {
+        *reinterpret_cast<Chunk*>(key_tile + at.row * kTileKeyPitch + at.column * kWidth) = k[u];
+        reinterpret_cast<Chunk*>(value_tile)[i] = v[u];
+      }
+      at.advance();
     }
   }
 }
