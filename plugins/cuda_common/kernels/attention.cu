@@ -580,9 +580,10 @@ __device__ void stage_keys_values(const float* keys, const float* values, int co
   if constexpr (kVec) {
     const int lane = threadIdx.x % 32;
     const int per_row = hd / 4;
-    for (int i = lane; i < count * per_row; i += 32) {
-      const int row = i / per_row;
-      const int d = (i - row * per_row) * 4;
+    FlatCursor at(lane, 32, per_row);
+    for (int i = lane; i < count * per_row; i += 32, at.advance()) {
+      const int row = at.row;
+      const int d = at.column * 4;
       const unsigned k_to = static_cast<unsigned>(__cvta_generic_to_shared(key_stage + row * pitch + d));
       const unsigned v_to = static_cast<unsigned>(__cvta_generic_to_shared(value_stage + row * hd + d));
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(k_to), "l"(keys + row * hd + d));
