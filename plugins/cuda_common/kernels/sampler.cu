@@ -10,6 +10,12 @@
 // host's order (built with -fmad=false), so they are the host's bits.
 // Reductions are argmax / min / max (order-free) except the logprob sum,
 // which is reported, not decided on.
+// CUB's cache_modified_input_iterator.cuh includes <iostream>, whose static
+// std::ios_base::Init object (GCC 12) gives this file a static initializer
+// named after nvcc's temporary file: a different name in every build, so
+// the plugin would not be reproducible. It needs only <ostream>.
+#include <ostream>
+#define _GLIBCXX_IOSTREAM 1
 #include <cub/device/device_segmented_radix_sort.cuh>
 
 #include <climits>
