@@ -48,6 +48,9 @@ struct ServeOptions {
   // step; the engine is opened to hold as many) and tokens per engine step.
   std::uint32_t max_running = 64;
   std::uint32_t max_step_tokens = 512;
+  // --kv-cache-memory-bytes: the engine's KV cache size; 0: the engine sizes it
+  // from the free device memory (most of it), so two servers cannot share a card.
+  std::uint64_t kv_cache_bytes = 0;
   // --prefix-cache on|off; empty: on when the engine takes the host's KV
   // block tables (ABI 1.1), off when it keeps its own cache.
   std::string prefix_cache;

@@ -177,6 +177,7 @@ int open_and_serve(std::unique_ptr<loader::LoadedPlugin> plugin, const ServeOpti
     open.checkpoint_dir = weights.model_dir();
     open.max_context = options.max_context;
     open.max_sequences = options.max_running;  // the scheduler never runs more at once
+    open.kv_cache_bytes = options.kv_cache_bytes;
     // The scheduler owns the KV blocks when the engine agrees.
     open.host_block_tables = true;
     open.engine_sampling = options.sampling_on == "engine";

@@ -40,6 +40,12 @@ void add_serve_flags(CLI::App* serve, ServeOptions& options) {
                     "tokens per engine step, decode tokens and prompt chunks together")
       ->check(CLI::Range(std::uint32_t{3}, std::uint32_t{1} << 20))
       ->capture_default_str();
+  // The engine refuses a size below one sequence of the context or above what
+  // the device has left after the weights, naming both.
+  serve->add_option("--kv-cache-memory-bytes", options.kv_cache_bytes,
+                    "bytes for the engine's KV cache (default: sized from the free device "
+                    "memory); set it to leave room for another process on the same device")
+      ->check(CLI::Range(std::uint64_t{1} << 20, std::uint64_t{1} << 50));
   serve->add_option("--prefix-cache", options.prefix_cache,
                     "share the KV blocks of a prompt's start between requests that begin alike "
                     "(default: on when the engine takes the host's KV block tables, off when it "

@@ -149,6 +149,7 @@ EngineSession::EngineSession(std::unique_ptr<loader::LoadedPlugin> plugin,
       options.allow_weight_rounding ? single_weight_dtype(policy) : options.round_weights_to;
   args.requested_max_context = options.max_context;
   args.max_sequences = options.max_sequences;
+  args.kv_cache_bytes = options.kv_cache_bytes;
   args.host_block_tables = options.host_block_tables ? 1 : 0;
   args.block_tables_accepted = 0;  // a 1.0 engine never writes it: declined
   args.engine_samples = options.engine_sampling ? 1 : 0;

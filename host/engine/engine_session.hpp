@@ -70,6 +70,7 @@ struct EngineOpenOptions {
   bool allow_weight_rounding = false;
   AlgentaDtype round_weights_to = ALGENTA_DTYPE_NONE;
   std::uint32_t max_sequences = 0;  // resident at once; 0 = the engine's default
+  std::uint64_t kv_cache_bytes = 0;  // the KV cache's size; 0 = the engine's choice
   // Offer to own the KV blocks and pass a block table with every chunk
   // (ABI 1.1); the engine may decline (host_block_geometry() then says so).
   bool host_block_tables = false;
