@@ -1,6 +1,7 @@
 #include "sampling/candidate_masks.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 
@@ -78,7 +79,7 @@ void keep_min_p(std::vector<std::int32_t>& ids, std::span<const double> z, doubl
 }  // namespace
 
 double nucleus_total(std::span<const std::int32_t> ids, std::span<const double> z, double z_max) {
-  std::vector<double> lanes(kNucleusLanes, 0.0);
+  std::array<double, kNucleusLanes> lanes{};
   for (std::int32_t id : ids)
     lanes[static_cast<std::size_t>(id) % kNucleusLanes] =
         lanes[static_cast<std::size_t>(id) % kNucleusLanes] +

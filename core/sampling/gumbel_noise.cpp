@@ -17,17 +17,20 @@ double uniform_from_word(std::uint32_t word) { return draw_math::uniform_from_wo
 
 double gumbel_from_word(std::uint32_t word) { return draw_math::gumbel_from_word(word); }
 
+// Both draw through draw_math::noise_words, the one recipe the CUDA sampler
+// compiles too; noise_key and noise_counter spell out its layout.
 double gumbel_noise(std::uint64_t seed, std::uint64_t position, std::uint32_t token_id) {
-  const PhiloxCounter words = philox4x32_10(noise_counter(position, token_id), noise_key(seed));
+  std::uint32_t words[4];
+  draw_math::noise_words(seed, position, token_id >> 2, words);
   return gumbel_from_word(words[token_id & 3u]);
 }
 
 GumbelNoiseRow::GumbelNoiseRow(std::uint64_t seed, std::uint64_t position)
-    : key_(noise_key(seed)), position_(position) {}
+    : seed_(seed), position_(position) {}
 
 double GumbelNoiseRow::at(std::uint32_t token_id) {
   if (!have_block_ || block_ != token_id >> 2) {
-    words_ = philox4x32_10(noise_counter(position_, token_id), key_);
+    draw_math::noise_words(seed_, position_, token_id >> 2, words_.data());
     block_ = token_id >> 2;
     have_block_ = true;
   }

@@ -44,7 +44,7 @@ class GumbelNoiseRow {
   double at(std::uint32_t token_id);
 
  private:
-  PhiloxKey key_;
+  std::uint64_t seed_;
   std::uint64_t position_;
   bool have_block_ = false;
   std::uint32_t block_ = 0;

@@ -151,7 +151,6 @@ DeviceSampler::DeviceSampler(int vocab) : vocab_(vocab) {
 }
 
 void DeviceSampler::draw(std::span<const SampledRow> rows, const float* logits, cudaStream_t stream) {
-  last_download_bytes_ = 0;
   for (std::size_t first = 0; first < rows.size(); first += kRowsAtOnce) {
     draw_group(rows.subspan(first, std::min<std::size_t>(kRowsAtOnce, rows.size() - first)), logits,
                stream);
@@ -187,7 +186,6 @@ void DeviceSampler::draw_group(std::span<const SampledRow> rows, const float* lo
                              cudaMemcpyDeviceToHost, stream),
              "copying sampled tokens");
   check_cuda(cudaStreamSynchronize(stream), "drawing sampled tokens");
-  last_download_bytes_ += results.size() * sizeof(SamplingRowResult);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const SampledRow& row = rows[i];
     const SamplingRowResult& result = results[i];

@@ -39,9 +39,6 @@ class DeviceSampler {
   // vocab floats); waits for the stream. Throws plugin::StatusError.
   void draw(std::span<const SampledRow> rows, const float* logits, cudaStream_t stream);
 
-  // Device-to-host bytes the last draw() copied back (results only).
-  std::uint64_t last_download_bytes() const noexcept { return last_download_bytes_; }
-
  private:
   struct Layout;
   void draw_group(std::span<const SampledRow> rows, const float* logits, cudaStream_t stream);
@@ -53,7 +50,6 @@ class DeviceSampler {
   SamplingRowResult* results_ = nullptr;
   HistoryToken* history_ = nullptr;
   std::int32_t* banned_ = nullptr;
-  std::uint64_t last_download_bytes_ = 0;
 };
 
 }  // namespace algenta::cuda

@@ -100,6 +100,9 @@ TEST_CASE("pinned noise bits for GPU parity", "[sampling][noise]") {
     INFO("seed " << p.seed << " position " << p.position << " token " << p.token);
     CHECK(philox4x32_10(noise_counter(p.position, p.token), noise_key(p.seed))[p.token & 3] ==
           p.word);
+    std::uint32_t words[4];  // the recipe the samplers run, against the spelled-out layout
+    draw_math::noise_words(p.seed, p.position, p.token >> 2, words);
+    CHECK(words[p.token & 3] == p.word);
     CHECK(gumbel_noise(p.seed, p.position, p.token) == p.noise);
   }
 }
