@@ -7,6 +7,7 @@
 #include "sampling/candidate_masks.hpp"
 #include "sampling/gumbel_noise.hpp"
 #include "sampling/penalties.hpp"
+#include "sampling/refusals.hpp"
 
 namespace algenta::sampling {
 namespace {
@@ -19,15 +20,10 @@ void check_logits(std::span<const float> logits) {
   bool any_allowed = false;
   for (std::size_t i = 0; i < logits.size(); ++i) {
     const float l = logits[i];
-    if (std::isnan(l) || l == INFINITY)
-      throw SamplingError("logits[" + std::to_string(i) + "] is " +
-                          (std::isnan(l) ? "NaN" : "+inf") +
-                          ": engine logits must be finite or -inf (not allowed)");
+    if (std::isnan(l) || l == INFINITY) throw SamplingError(bad_logit_text(i, std::isnan(l)));
     any_allowed = any_allowed || l != -INFINITY;
   }
-  if (!any_allowed)
-    throw SamplingError("all " + std::to_string(logits.size()) +
-                        " logits are -inf: no token is allowed");
+  if (!any_allowed) throw SamplingError(no_allowed_token_text(logits.size()));
 }
 
 // Lowest id wins ties, whatever order the ids come in.
@@ -55,8 +51,7 @@ void check_finite_after(std::span<const float> logits, const std::vector<double>
                         const char* step) {
   for (std::size_t i = 0; i < z.size(); ++i)
     if (logits[i] != -INFINITY && !std::isfinite(z[i]))
-      throw SamplingError("logit of token " + std::to_string(i) + " (" +
-                          std::to_string(logits[i]) + ") leaves the double range after " + step);
+      throw SamplingError(leaves_double_range_text(i, step));
 }
 
 std::int32_t gumbel_max(std::vector<double>& z, const SamplingParams& params,

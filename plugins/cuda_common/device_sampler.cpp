@@ -5,6 +5,7 @@
 #include <string>
 
 #include "plugin_support/plugin_error.hpp"
+#include "sampling/refusals.hpp"
 
 namespace algenta::cuda {
 
@@ -45,18 +46,18 @@ namespace {
 }
 
 std::string refusal_text(const SamplingRowResult& result, int vocab) {
-  const std::string index = std::to_string(result.status_index);
+  const auto index = static_cast<std::size_t>(result.status_index);
   switch (result.status) {
     case kNanLogit:
-      return "logits[" + index + "] is NaN: engine logits must be finite or -inf (not allowed)";
+      return sampling::bad_logit_text(index, true);
     case kInfiniteLogit:
-      return "logits[" + index + "] is +inf: engine logits must be finite or -inf (not allowed)";
+      return sampling::bad_logit_text(index, false);
     case kNoAllowedToken:
-      return "all " + std::to_string(vocab) + " logits are -inf: no token is allowed";
+      return sampling::no_allowed_token_text(static_cast<std::size_t>(vocab));
     case kPenaltyOverflow:
-      return "the logit of token " + index + " leaves the double range after the penalties";
+      return sampling::leaves_double_range_text(index, "the penalties");
     case kTemperatureOverflow:
-      return "the logit of token " + index + " leaves the double range after dividing by temperature";
+      return sampling::leaves_double_range_text(index, "dividing by temperature");
     default:
       return "the device sampler reported status " + std::to_string(result.status);
   }
