@@ -7,7 +7,6 @@
 #include <string>
 
 #include "engine_open.hpp"
-#include "greedy_choice.hpp"
 #include "plugin_support/plugin_error.hpp"
 #include "rope.hpp"
 #include "table_rows.hpp"
@@ -142,10 +141,6 @@ CudaEngine::CudaEngine(checkpoint::ResidentCheckpoint checkpoint, const decoder:
   check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
   weights_.upload(checkpoint_);
   workspace_.allocate();
-  if (!kDeviceGreedy) {
-    spare_logits_.emplace(static_cast<std::size_t>(kMaxDecodeRows) * shape_.vocab * sizeof(float),
-                          "the logits rows the greedy choice reads");
-  }
   kv_pool_.blocks = kv_blocks;
   kv_pool_.block_floats = shape_.kv_heads * kKvBlockTokens * shape_.head_dim;
   kv_arena_.plan(kv_pool_.bytes(shape_.layers));
@@ -290,25 +285,10 @@ int CudaEngine::slot_of(Pass& pass, const decoder::PlannedChunk& chunk) const {
 
 // Rows of one-token chunks run as decode passes, all others as prefill
 // passes (split at kMaxPrefillRows; a later pass sees the keys an earlier
-// one wrote). Logits land straight in the caller's buffer, or in spare rows
-// for chunks that asked for none but still need their next token.
+// one wrote). Logits land straight in the caller's buffer; every chunk's
+// next token is chosen on the device (greedy argmax or the sampler).
 void CudaEngine::execute(const decoder::StepPlan& plan, AlgentaEngineStep_Args& args) {
   const std::size_t vocab = shape_.vocab;
-  std::size_t spare_rows = 0;
-  for (const decoder::PlannedChunk& chunk : plan.chunks) {
-    if (chunk.logits == ALGENTA_LOGITS_NONE && !kDeviceGreedy && chunk.sampling == nullptr) ++spare_rows;
-  }
-  // The engine's page-locked rows when they hold the step's (a decode
-  // bucket's worth: made once, copied into at the link's speed); a wider
-  // step gets rows of its own, freed after it.
-  std::vector<float> wider_step;
-  float* next_spare = spare_logits_ ? spare_logits_->as<float>() : nullptr;
-  if (spare_rows * vocab * sizeof(float) > (spare_logits_ ? spare_logits_->bytes() : 0)) {
-    wider_step.resize(spare_rows * vocab);
-    next_spare = wider_step.data();
-  }
-  std::vector<const float*> last_logits(plan.chunks.size());
-
   Pass prefill;
   Pass decode;
   auto flush_prefill = [&] {
@@ -332,32 +312,23 @@ void CudaEngine::execute(const decoder::StepPlan& plan, AlgentaEngineStep_Args& 
                            slot_of(pass, chunk),
                            static_cast<std::int32_t>(chunk.start)});
       const bool last = i + 1 == chunk.tokens.size();
-      const bool drawn_here = last && (kDeviceGreedy || chunk.sampling != nullptr);
       float* out = nullptr;
       if (chunk.logits == ALGENTA_LOGITS_ALL) {
         out = args.logits + chunk.logits_offset + i * vocab;
       } else if (last && chunk.logits == ALGENTA_LOGITS_LAST) {
         out = args.logits + chunk.logits_offset;
-      } else if (last && !drawn_here) {
-        out = next_spare;  // the host's argmax needs the row
-        next_spare += vocab;
       }
-      LogitsTarget target{row, out, drawn_here ? &args.next_tokens[c] : nullptr};
+      LogitsTarget target{row, out, last ? &args.next_tokens[c] : nullptr};
       if (last) {
         target.sampling = chunk.sampling;
         target.position = chunk.start + chunk.tokens.size();
         target.sequence_id = chunk.sequence_id;
-        last_logits[c] = drawn_here ? nullptr : out;
       }
       if (out != nullptr || target.token != nullptr) pass.logits.push_back(target);
     }
   }
   flush_prefill();
   flush_decode();
-  // The passes wrote the tokens drawn on the device; the host's argmax takes the rest.
-  for (std::size_t c = 0; c < plan.chunks.size(); ++c) {
-    if (last_logits[c] != nullptr) args.next_tokens[c] = decoder::argmax_lowest(last_logits[c], vocab);
-  }
 }
 
 // Every pass's rows and block tables (the engine's own or the host's, made
@@ -393,7 +364,7 @@ void CudaEngine::copy_logits(const Pass& pass, int first_row, int count) {
   }
   if (!sampled.empty()) sampler_->draw(sampled, forward_->logits(), stream_);
   // With device greedy, the rows' tokens (4 bytes a row) instead of their logits.
-  std::vector<std::int32_t> tokens(kDeviceGreedy ? static_cast<std::size_t>(count) : 0);
+  std::vector<std::int32_t> tokens(static_cast<std::size_t>(count));
   if (!tokens.empty()) {
     check_cuda(cudaMemcpyAsync(tokens.data(), forward_->greedy_tokens(),
                                tokens.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream_),
@@ -431,7 +402,7 @@ void CudaEngine::run_prefill(Pass& pass) {
   for (int first = 0; first < count; first += kLogitsRowsAtOnce) {
     const int group = std::min(kLogitsRowsAtOnce, count - first);
     forward_->lm_head(first, group, stream_);
-    if (kDeviceGreedy) forward_->greedy(group, stream_);
+    forward_->greedy(group, stream_);
     copy_logits(compact, first, group);
   }
 }
@@ -466,7 +437,7 @@ cudaGraphExec_t CudaEngine::decode_graph(DecodeGraphKey key) {
     forward_->layers(bucket, PassForm::decode, stream_, splits);
     forward_->final_norm(nullptr, bucket, PassForm::decode, stream_);
     forward_->lm_head(0, bucket, stream_);
-    if (kDeviceGreedy) forward_->greedy(bucket, stream_);
+    forward_->greedy(bucket, stream_);
   } catch (...) {
     cudaStreamEndCapture(stream_, &graph);
     if (graph != nullptr) cudaGraphDestroy(graph);

@@ -36,15 +36,6 @@ inline constexpr std::uint32_t kDefaultMaxSequences = 64;
 inline constexpr int kMaxDecodeRows = 64;      // largest decode bucket
 inline constexpr int kMaxPrefillRows = 2048;   // token rows per prefill pass
 inline constexpr int kLogitsRowsAtOnce = 64;   // lm_head rows per launch
-// Greedy tokens from the device argmax (4 bytes a row come back) instead of
-// the host's argmax over each row's downloaded logits: a candidate kernel
-// (built with ALGENTA_CUDA_CANDIDATE_KERNELS=ON until tests/gpu/run.sh
-// passes with it).
-#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
-inline constexpr bool kDeviceGreedy = true;
-#else
-inline constexpr bool kDeviceGreedy = false;
-#endif
 inline constexpr std::size_t kGemmWorkspaceBytes = 32u << 20;
 // Left free for cuBLAS, graphs and the CUDA context's own growth.
 inline constexpr std::uint64_t kDeviceHeadroomBytes = 512ull << 20;
@@ -115,9 +106,6 @@ class CudaEngine {
   std::unique_ptr<LtGemm> gemm_;
   std::unique_ptr<DeviceForward> forward_;
   std::map<DecodeGraphKey, cudaGraphExec_t> decode_graphs_;
-  // Logits rows the host's argmax needs but no chunk asked for: a decode
-  // bucket's worth, page-locked, made at open and reused by every step.
-  std::optional<PinnedHostBuffer> spare_logits_;
   // Draws sampled rows on the device when the host sends sampling (ABI 1.2).
   std::optional<DeviceSampler> sampler_;
   std::mutex mutex_;  // one call at a time per engine

@@ -122,8 +122,14 @@ void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream,
     check_launch(launch_rmsnorm_residual(x, delta, w.o_bias, w.post_attention_norm, nullptr, rows,
                                          hidden, shape_.rms_norm_eps, normed, stream),
                  "rmsnorm_residual");
-    project(normed, w.gate_up, gate_up, rows, 2 * inter, hidden, form, stream);
-    check_launch(launch_swiglu(gate_up, rows, inter, activation, stream), "swiglu");
+    if (form == PassForm::decode) {
+      check_launch(launch_mma_gemm_gate_up_swiglu(normed, w.gate_up, activation, rows, inter, hidden,
+                                                  lo_halves_, stream),
+                   "mma_gemm (gate_up, SwiGLU)");
+    } else {
+      project(normed, w.gate_up, gate_up, rows, 2 * inter, hidden, form, stream);
+      check_launch(launch_swiglu(gate_up, rows, inter, activation, stream), "swiglu");
+    }
     project(activation, w.down, delta, rows, hidden, inter, form, stream);
   }
 }
@@ -192,7 +198,7 @@ void DeviceForward::lm_head(int first, int count, cudaStream_t stream) const {
 
 void DeviceForward::greedy(int count, cudaStream_t stream) const {
   check_launch(launch_greedy_argmax(logits(), count, static_cast<int>(shape_.vocab),
-                                    greedy_tokens(), stream),
+                                    ws_.at<void>(ws_.greedy_partials), greedy_tokens(), stream),
                "greedy_argmax");
 }
 

@@ -24,6 +24,7 @@ Workspace::Workspace(const decoder::ModelShape& s, const PassLimits& l) {
                         (s.head_dim + 2) * f);
   logits = arena.plan(static_cast<std::size_t>(l.logits_rows) * s.vocab * f);
   greedy_tokens = arena.plan(static_cast<std::size_t>(l.logits_rows) * sizeof(int32_t));
+  greedy_partials = arena.plan(static_cast<std::size_t>(l.logits_rows) * kArgmaxPartialBytes);
   rope_cos = arena.plan(static_cast<std::size_t>(l.rope_positions) * (s.head_dim / 2) * f);
   rope_sin = arena.plan(static_cast<std::size_t>(l.rope_positions) * (s.head_dim / 2) * f);
   gemm = arena.plan(l.gemm_workspace);

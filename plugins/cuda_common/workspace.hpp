@@ -40,6 +40,7 @@ struct Workspace {
   std::size_t hi, lo;                                                 // Element
   std::size_t partials, logits, rope_cos, rope_sin, gemm;
   std::size_t greedy_tokens;   // int32 per logits row
+  std::size_t greedy_partials; // the device argmax's slices, per logits row
   std::size_t decode_tickets;  // unsigned int per (decode row, head)
   std::size_t decode_ticket_bytes = 0;
 };

@@ -74,6 +74,8 @@ run_logged attention_exactness "$BUILD_DIR/bin/attention_exactness" "$results/at
 record attention_exactness $? "$(grep -o 'attention: .*' "$results/attention_exactness.log" | tail -1)"
 run_logged sampler_exactness "$BUILD_DIR/bin/sampler_exactness"
 record sampler_exactness $? "$(grep -o 'sampler: .*' "$results/sampler_exactness.log" | tail -1)"
+run_logged argmax_exactness "$BUILD_DIR/bin/argmax_exactness"
+record argmax_exactness $? "$(grep -o 'argmax: .*' "$results/argmax_exactness.log" | tail -1)"
 
 # --- gate checkpoints: the oracle fixtures and a Qwen3-0.6B-shape one -----------
 models="$work/models"

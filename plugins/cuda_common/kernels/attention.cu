@@ -3,14 +3,16 @@
 // no score matrix is ever stored (workspace is O(rows x heads x head_dim)).
 // Prefill runs on tensor cores where the target has bf16 mma.sync
 // (attention_prefill_mma.cu); otherwise, and below, one warp per (row, query
-// head). Decode: one warp per (row, query
-// head, block), merged in block order. In both, lane j scores key j of a
-// block (staged in shared memory by the whole warp), the block's max and
-// sum use the fixed butterfly, and every lane then accumulates its head_dim
-// slice over the block's keys in increasing order. GQA maps query
-// head h to kv head h / (heads / kv_heads). Both forms below reduce in an
-// order fixed by the row's position alone: never by the batch, the chunking
-// of the prompt, or other sequences.
+// head): lane j scores key j of a block (staged in shared memory by the
+// whole warp), the block's max and sum use the fixed butterfly, and every
+// lane then accumulates its head_dim slice over the block's keys in
+// increasing order. Decode: one thread block per (row, query head, slice of
+// kDecodeSplitBlocks blocks), 8 keys per warp; the slice's max is taken
+// before any weight, then the warps and the slices are merged in key order
+// (attention_decode_kernel says how). GQA maps query head h to kv head
+// h / (heads / kv_heads). Both forms below reduce in an order fixed by the
+// row's position alone: never by the batch, the chunking of the prompt, the
+// decode grid's slice count, or other sequences.
 #include <atomic>
 #include <cfloat>
 #include <type_traits>
@@ -143,13 +145,9 @@ __device__ __forceinline__ float dot_product(const float* query, const float* ke
 // are 16 bytes wide and key rows are padded by 4 floats (lanes 8 apart in a
 // quarter warp land in different banks); otherwise one float at a time and
 // rows padded by 1.
-constexpr int kDecodeStageFloats = 16 * (128 + 4);  // per warp: 16 keys of head_dim 128
-constexpr int kCopyLoads = 16;                      // loads in flight per lane
-
 template <bool kVec>
 struct DecodeStage {
   static constexpr int kWidth = kVec ? 4 : 1;  // floats per load
-  static __device__ int key_pitch(int hd) { return hd + kWidth; }
 };
 
 // rows [0, count) of `source` (rows of hd floats, contiguous) into `stage`
@@ -158,6 +156,7 @@ template <bool kVec>
 __device__ void copy_rows(const float* source, int count, int hd, int pitch, float* stage) {
   constexpr int kWidth = DecodeStage<kVec>::kWidth;
   using Chunk = typename std::conditional<kVec, float4, float>::type;
+  constexpr int kCopyLoads = 16;  // loads in flight per lane
   const int per_row = hd / kWidth;
   const int total = count * per_row;
   const Chunk* from = reinterpret_cast<const Chunk*>(source);
@@ -391,38 +390,326 @@ __global__ void __launch_bounds__(kPrefillRows * 32)
   if (active) write_head(out, first_row + warp, head, shape, state, 1.0f / state.sum);
 }
 
-// KV block `b` of (slot, kv_head) for the warp, as attend_blocks adds one
-// block: lane j scores key j, then the values are added in key order. The
-// same operations in the same order, from a staged copy.
-template <bool kVec>
-__device__ void attend_block_staged(const float* query, const PagedKv& kv, int slot, int kv_head,
-                                    int b, int last, float scale, RunningSoftmax& state,
-                                    float* stage) {
-  const int lane = threadIdx.x % 32;
-  const int hd = kv.head_dim;
-  const float* keys = block_base(kv.keys, kv, slot, kv_head, b);
-  const float* values = block_base(kv.values, kv, slot, kv_head, b);
-  const int valid = min(kKvBlockTokens, last - b * kKvBlockTokens + 1);
+// Decode (flash-decoding): thread block (row, query head, slice z) takes the
+// slice's kDecodeSplitBlocks KV blocks, kDecodeKeysPerWarp keys per warp
+// (warp w: keys 8w .. 8w + 7 of the slice), so a short context still spreads
+// over many warps and each warp's chain is short. Every load of a warp's keys
+// and values is issued before any is used (a pass: 32 chunks of each row,
+// 128 floats in 16-byte chunks; wider rows take more passes), so a block
+// waits for memory once, not once per 16 keys.
+// The order, fixed by the row's position alone:
+//  - score of key j: lane 4k + p adds query x key over its chunks p, p + 4,
+//    ... of every pass (four sums by component of a 16-byte chunk, added
+//    (s0 + s1) + (s2 + s3)), then the 4 lanes of the key add theirs in a
+//    fixed butterfly; times scale;
+//  - the slice's max M over its keys; weight_j = exp(score_j - M);
+//  - each warp adds weight_j * value_j over its keys in order, then the
+//    block adds the warps' sums (and their weight sums) in warp order, i.e.
+//    key order, into partials[row][head][slice] = [M, sum, acc[head_dim]];
+//  - the row's last slice to finish (a ticket per (row, head), reset by that
+//    slice for the next launch) merges every slice in slice order, online
+//    softmax style, and writes the head's output; a row of one slice writes
+//    it directly (the merge of one slice would change no bit).
+// Keys past the position are never read or added; slices past the row's
+// keys do nothing.
+constexpr int kDecodeKeysPerWarp = 8;
+constexpr int kDecodeLanesPerKey = 32 / kDecodeKeysPerWarp;
+constexpr int kDecodeWarps = kDecodeSplitBlocks * kKvBlockTokens / kDecodeKeysPerWarp;
+constexpr int kDecodePassChunks = 32;  // chunks of a row per pass: one per lane for values
+constexpr int kDecodeKeyChunks = kDecodePassChunks / kDecodeLanesPerKey;  // per lane per pass
+static_assert(kKvBlockTokens % kDecodeKeysPerWarp == 0, "a warp's keys lie in one KV block");
+static_assert(kDecodeWarps <= 32, "one lane per warp merges the warps' maxima");
+static_assert(kMaxHeadDim <= kDecodeWarps * 32, "a thread per dimension merges the warps");
 
-  const int pitch = DecodeStage<kVec>::key_pitch(hd);
-  const int keys_per_pass = min(kKvBlockTokens, kDecodeStageFloats / pitch);
-  float score = -FLT_MAX;
-  for (int first = 0; first < valid; first += keys_per_pass) {
-    const int count = min(keys_per_pass, valid - first);
-    copy_rows<kVec>(keys + first * hd, count, hd, pitch, stage);
-    if (lane >= first && lane < first + count) {
-      const float* key = stage + (lane - first) * pitch;
-      score = __fmul_rn(kVec ? dot_product_vec4(query, key, hd) : dot_product(query, key, hd), scale);
-    }
+template <bool kVec>
+using ChunkOf = typename std::conditional<kVec, float4, float>::type;
+
+// sums[c] += q.c * k.c by component (one sum for a scalar chunk).
+__device__ __forceinline__ void add_products(float4 q, float4 k, float (&sums)[4]) {
+  sums[0] = __fmaf_rn(q.x, k.x, sums[0]);
+  sums[1] = __fmaf_rn(q.y, k.y, sums[1]);
+  sums[2] = __fmaf_rn(q.z, k.z, sums[2]);
+  sums[3] = __fmaf_rn(q.w, k.w, sums[3]);
+}
+__device__ __forceinline__ void add_products(float q, float k, float (&sums)[4]) {
+  sums[0] = __fmaf_rn(q, k, sums[0]);
+}
+
+// acc += weight * value, component by component.
+__device__ __forceinline__ void add_weighted(float weight, float4 value, float4& acc) {
+  acc.x = __fmaf_rn(weight, value.x, acc.x);
+  acc.y = __fmaf_rn(weight, value.y, acc.y);
+  acc.z = __fmaf_rn(weight, value.z, acc.z);
+  acc.w = __fmaf_rn(weight, value.w, acc.w);
+}
+__device__ __forceinline__ void add_weighted(float weight, float value, float& acc) {
+  acc = __fmaf_rn(weight, value, acc);
+}
+
+// Butterflies over the lanes of one key (p) and over the keys (k) of lane
+// 4k + p: every lane ends with the same bits, as in warp_sum.
+__device__ __forceinline__ float sum_over_parts(float value) {
+#pragma unroll
+  for (int offset = 1; offset < kDecodeLanesPerKey; offset *= 2)
+    value = __fadd_rn(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  return value;
+}
+__device__ __forceinline__ float sum_over_keys(float value) {
+#pragma unroll
+  for (int offset = 16; offset >= kDecodeLanesPerKey; offset /= 2)
+    value = __fadd_rn(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  return value;
+}
+
+// The warp's keys of slice `first_block`: rows first .. first + 7 of one KV
+// block, `live` of them at or before the row's position (0: none).
+struct WarpKeys {
+  const float* keys;    // the warp's first key row (null when live is 0)
+  const float* values;
+  int live;
+};
+
+__device__ WarpKeys warp_keys(const PagedKv& kv, const RowMeta& row, int kv_head, int first_block) {
+  const int position = first_block * kKvBlockTokens + threadIdx.x / 32 * kDecodeKeysPerWarp;
+  WarpKeys mine{nullptr, nullptr, min(kDecodeKeysPerWarp, max(0, row.position - position + 1))};
+  if (mine.live > 0) {
+    const int block = kv.block_tables[row.slot * kv.max_blocks + position / kKvBlockTokens];
+    const int64_t offset =
+        ((static_cast<int64_t>(block) * kv.kv_heads + kv_head) * kKvBlockTokens +
+         position % kKvBlockTokens) * kv.head_dim;
+    mine.keys = kv.keys + offset;
+    mine.values = kv.values + offset;
   }
-  const float weight = block_softmax_weights(score, valid, state);
-  const int values_per_pass = min(kKvBlockTokens, kDecodeStageFloats / hd);
-  for (int first = 0; first < valid; first += values_per_pass) {
-    const int count = min(values_per_pass, valid - first);
-    copy_rows<kVec>(values + first * hd, count, hd, hd, stage);
-    accumulate_values(stage, first, count, hd, weight, state);
+  return mine;
+}
+
+// Pass `pass` of the warp's key rows (`chunks` chunks a row): lane 4k + p
+// takes chunks p, p + 4, ..., p + 28 of the pass of key k, so 4 neighbouring
+// lanes read 4 neighbouring chunks.
+template <bool kVec>
+__device__ __forceinline__ void load_key_chunks(const WarpKeys& mine, int chunks, int pass,
+                                                ChunkOf<kVec> (&out)[kDecodeKeyChunks]) {
+  const int lane = threadIdx.x % 32;
+  const int key = lane / kDecodeLanesPerKey;
+  const int first = pass * kDecodePassChunks + lane % kDecodeLanesPerKey;
+  const ChunkOf<kVec>* rows = reinterpret_cast<const ChunkOf<kVec>*>(mine.keys);
+#pragma unroll
+  for (int i = 0; i < kDecodeKeyChunks; ++i) {
+    const int c = first + kDecodeLanesPerKey * i;
+    out[i] = key < mine.live && c < chunks ? rows[key * chunks + c] : ChunkOf<kVec>{};
   }
 }
+
+// Pass `pass` of the warp's value rows: lane i takes chunk i of the pass of
+// every key (a warp reads a row's pass in one go).
+template <bool kVec>
+__device__ __forceinline__ void load_value_chunks(const WarpKeys& mine, int chunks, int pass,
+                                                  ChunkOf<kVec> (&out)[kDecodeKeysPerWarp]) {
+  const int c = pass * kDecodePassChunks + threadIdx.x % 32;
+  const ChunkOf<kVec>* rows = reinterpret_cast<const ChunkOf<kVec>*>(mine.values);
+#pragma unroll
+  for (int k = 0; k < kDecodeKeysPerWarp; ++k)
+    out[k] = k < mine.live && c < chunks ? rows[k * chunks + c] : ChunkOf<kVec>{};
+}
+
+// Lane 4k + p's part of key k's dot product over one pass, chunks in order.
+template <bool kVec>
+__device__ __forceinline__ void add_key_products(const float* query, int chunks, int pass,
+                                                 const ChunkOf<kVec> (&keys)[kDecodeKeyChunks],
+                                                 float (&sums)[4]) {
+  const int first = pass * kDecodePassChunks + threadIdx.x % kDecodeLanesPerKey;
+  const ChunkOf<kVec>* q = reinterpret_cast<const ChunkOf<kVec>*>(query);
+#pragma unroll
+  for (int i = 0; i < kDecodeKeyChunks; ++i) {
+    const int c = first + kDecodeLanesPerKey * i;
+    if (c < chunks) add_products(q[c], keys[i], sums);
+  }
+}
+
+// sum_k weight_k * values[k] over the warp's live keys in order; lane 4k
+// holds key k's weight.
+template <bool kVec>
+__device__ __forceinline__ ChunkOf<kVec> weighted_values(const ChunkOf<kVec> (&values)[kDecodeKeysPerWarp],
+                                                         float weight, int live) {
+  ChunkOf<kVec> acc{};
+#pragma unroll
+  for (int k = 0; k < kDecodeKeysPerWarp; ++k) {
+    const float w = __shfl_sync(0xffffffffu, weight, k * kDecodeLanesPerKey);
+    if (k < live) add_weighted(w, values[k], acc);
+  }
+  return acc;
+}
+
+// Dimension d = threadIdx.x of the accumulators of slices s0 .. s0 + 7 of
+// the row (0 past `count` or head_dim).
+__device__ __forceinline__ void load_slice_parts(const float* first, int s0, int count, int stride,
+                                                 int hd, float (&parts)[8]) {
+  const int d = threadIdx.x;
+#pragma unroll
+  for (int u = 0; u < 8; ++u)
+    parts[u] = s0 + u < count && d < hd ? __ldcg(first + (s0 + u) * stride + 2 + d) : 0.f;
+}
+
+// The row's `count` slices [max, sum, acc[head_dim]], `stride` floats apart,
+// merged in slice order as an online softmax takes them: factor_s =
+// exp(max_s - max), sum and acc += part_s * factor_s; thread d owns dimension
+// d and writes acc * (1 / sum) to target[d]. Lane i of each warp holds slice
+// s0 + i's max, sum and factor (32 slices at a time), and the first 8 slices'
+// accumulators are loaded with the maxima: up to 8 slices wait for memory once.
+__device__ void merge_slices(const float* first, int count, int stride, int hd, float* target) {
+  const int lane = threadIdx.x % 32;
+  const int d = threadIdx.x;
+  float parts[8];
+  load_slice_parts(first, 0, count, stride, hd, parts);
+  float slice_max = -FLT_MAX, slice_sum = 0.f;
+  if (lane < count) {
+    slice_max = __ldcg(first + lane * stride);
+    slice_sum = __ldcg(first + lane * stride + 1);
+  }
+  float merged_max = slice_max;
+  for (int s = lane + 32; s < count; s += 32) merged_max = fmaxf(merged_max, __ldcg(first + s * stride));
+  merged_max = warp_max(merged_max);
+
+  float sum = 0.f, acc = 0.f, factor = 0.f;
+  for (int s0 = 0; s0 < count; s0 += 8) {
+    if (s0 % 32 == 0) {  // lane i moves on to slice s0 + i
+      if (s0 > 0 && s0 + lane < count) {
+        slice_max = __ldcg(first + (s0 + lane) * stride);
+        slice_sum = __ldcg(first + (s0 + lane) * stride + 1);
+      }
+      factor = s0 + lane < count ? expf(__fsub_rn(slice_max, merged_max)) : 0.f;
+    }
+    if (s0 > 0) load_slice_parts(first, s0, count, stride, hd, parts);
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      const float f = __shfl_sync(0xffffffffu, factor, s0 % 32 + u);
+      const float part_sum = __shfl_sync(0xffffffffu, slice_sum, s0 % 32 + u);
+      if (s0 + u < count) {
+        sum = __fmaf_rn(part_sum, f, sum);
+        acc = __fmaf_rn(parts[u], f, acc);
+      }
+    }
+  }
+  if (d < hd) target[d] = __fmul_rn(acc, 1.0f / sum);
+}
+
+template <bool kVec>
+__global__ void __launch_bounds__(kDecodeWarps * 32)
+    attention_decode_kernel(const float* __restrict__ qkv, int qkv_stride,
+                            const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv,
+                            float scale, int splits, float* __restrict__ partials,
+                            unsigned int* __restrict__ tickets, float* __restrict__ out) {
+  __shared__ __align__(16) float query[kMaxHeadDim];
+  __shared__ __align__(16) float warp_acc[kDecodeWarps][kMaxHeadDim];
+  __shared__ float warp_max_score[kDecodeWarps];
+  __shared__ float warp_weight_sum[kDecodeWarps];
+  __shared__ bool last_slice;
+  const int head = blockIdx.y;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int hd = shape.head_dim;
+  const int chunks = hd / DecodeStage<kVec>::kWidth;  // of a key or value row
+  const int passes = (chunks + kDecodePassChunks - 1) / kDecodePassChunks;
+  float* target = out + (static_cast<int64_t>(blockIdx.x) * shape.heads + head) * hd;
+  const RowMeta row = rows[blockIdx.x];
+  if (row.position < 0) {  // padding rows still leave defined values behind
+    if (blockIdx.z == 0) {
+      for (int d = threadIdx.x; d < hd; d += blockDim.x) target[d] = 0.f;
+    }
+    return;
+  }
+  const int first_block = blockIdx.z * kDecodeSplitBlocks;
+  const int row_blocks = row.position / kKvBlockTokens + 1;
+  const int slices = decode_slices_for(row.position);
+  if (slices > splits) __trap();  // the launch broke its contract: fail the step loudly
+  if (first_block >= row_blocks) return;  // the whole block leaves
+
+  // The first pass's keys and values are in flight while the query is staged.
+  const WarpKeys mine = warp_keys(kv, row, kv_head_of(head, shape), first_block);
+  ChunkOf<kVec> keys[kDecodeKeyChunks], values[kDecodeKeysPerWarp];
+  load_key_chunks<kVec>(mine, chunks, 0, keys);
+  load_value_chunks<kVec>(mine, chunks, 0, values);
+  const float* source = qkv + static_cast<int64_t>(blockIdx.x) * qkv_stride + head * hd;
+  for (int d = threadIdx.x; d < hd; d += blockDim.x) query[d] = source[d];
+  __syncthreads();
+
+  // Scores: lane 4k + p ends with key k's.
+  float sums[4] = {0.f, 0.f, 0.f, 0.f};
+  for (int pass = 0; pass < passes; ++pass) {
+    if (pass > 0) load_key_chunks<kVec>(mine, chunks, pass, keys);
+    add_key_products<kVec>(query, chunks, pass, keys, sums);
+  }
+  const float dot = sum_over_parts(__fadd_rn(__fadd_rn(sums[0], sums[1]), __fadd_rn(sums[2], sums[3])));
+  const bool live = lane / kDecodeLanesPerKey < mine.live;
+  const float score = live ? __fmul_rn(dot, scale) : -FLT_MAX;
+
+  // The slice's max, then every key's weight against it.
+  const float max_here = warp_max(score);
+  if (lane == 0) warp_max_score[warp] = max_here;
+  __syncthreads();
+  const float slice_max = warp_max(lane < kDecodeWarps ? warp_max_score[lane] : -FLT_MAX);
+  const float weight = live ? expf(__fsub_rn(score, slice_max)) : 0.f;
+  const float weight_sum = sum_over_keys(weight);
+  if (lane == 0) warp_weight_sum[warp] = weight_sum;
+
+  // The warp's weighted values, pass by pass: lane i owns chunk i of a pass.
+  for (int pass = 0; pass < passes; ++pass) {
+    if (pass > 0) load_value_chunks<kVec>(mine, chunks, pass, values);
+    const ChunkOf<kVec> acc = weighted_values<kVec>(values, weight, mine.live);
+    const int c = pass * kDecodePassChunks + lane;
+    if (c < chunks) reinterpret_cast<ChunkOf<kVec>*>(warp_acc[warp])[c] = acc;
+  }
+  __syncthreads();
+
+  // The slice: the live warps in warp order, thread d owning dimension d.
+  const int live_warps =
+      min(kDecodeWarps, (row.position - first_block * kKvBlockTokens) / kDecodeKeysPerWarp + 1);
+  const int d = threadIdx.x;
+  float sum = 0.f, acc = 0.f;
+  for (int w = 0; w < live_warps; ++w) {
+    sum = __fadd_rn(sum, warp_weight_sum[w]);
+    if (d < hd) acc = __fadd_rn(acc, warp_acc[w][d]);
+  }
+  if (slices == 1) {
+    if (d < hd) target[d] = __fmul_rn(acc, 1.0f / sum);
+    return;
+  }
+  const int64_t pair = static_cast<int64_t>(blockIdx.x) * shape.heads + head;
+  float* row_slices = partials + pair * splits * (hd + 2);
+  float* slice = row_slices + static_cast<int64_t>(blockIdx.z) * (hd + 2);
+  if (d == 0) {
+    slice[0] = slice_max;
+    slice[1] = sum;
+  }
+  if (d < hd) slice[2 + d] = acc;
+
+  // The row's last slice merges them all.
+  __threadfence();  // this slice's partial is visible before its ticket is taken
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    last_slice = atomicAdd(tickets + pair, 1u) == static_cast<unsigned int>(slices) - 1;
+    if (last_slice) tickets[pair] = 0;  // every other slice has taken its ticket
+  }
+  __syncthreads();
+  if (!last_slice || warp * 32 >= hd) return;
+  __threadfence();
+  merge_slices(row_slices, slices, hd + 2, hd, target);
+}
+
+#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
+// Candidate (built with ALGENTA_CUDA_CANDIDATE_KERNELS=ON until
+// tests/gpu/run.sh passes with it on the card).
+// Decode with the keys and values of a kv head read once for its whole GQA
+// group (kDecodeGroupMax query heads at most). Block (row, kv head, slice):
+// warp w copies block z * kDecodeSplitBlocks + w's keys and values to shared
+// memory in one go (cp.async from sm_80), then, head by head, lane j scores
+// key j, takes the block's softmax and adds its values in key order. The
+// warps' states merge in warp order and the slices in slice order (ticket
+// per (row, kv head)). The order is fixed by position but is not
+// attention_decode_kernel's (8 keys per warp, one max per slice): the two
+// kernels' bits differ.
+static_assert(kDecodeSplitBlocks == kWarpsPerBlock, "one warp per block of a slice");
+constexpr int kDecodeGroupMax = 8;
 
 // Merges `count` softmax states [max, sum, acc[head_dim]] laid `stride`
 // floats apart, in order, into `state` (which starts empty).
@@ -442,118 +729,6 @@ __device__ void merge_states(const float* first, int count, int stride, int hd,
     }
   }
 }
-
-// Slice blockIdx.z (kDecodeSplitBlocks KV blocks) of the row's keys for
-// query head blockIdx.y: warp w walks block z * kDecodeSplitBlocks + w
-// alone; the warps' states are merged in warp order into
-// partials[row][head][slice] = [max, sum, acc[head_dim]]. The last of the
-// row's slices to finish (a ticket per (row, head), reset by that slice for
-// the next launch) merges every slice in slice order and writes the head's
-// output: the order is fixed by the position alone, whichever slice comes
-// last. Slices past the row's keys do nothing.
-static_assert(kDecodeSplitBlocks == kWarpsPerBlock, "one warp per block of a slice");
-template <bool kVec>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32)
-    attention_decode_kernel(const float* __restrict__ qkv, int qkv_stride,
-                            const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv,
-                            float scale, int splits, float* __restrict__ partials,
-                            unsigned int* __restrict__ tickets, float* __restrict__ out) {
-  __shared__ __align__(16) float query[kMaxHeadDim];
-  __shared__ __align__(16) float stage[kWarpsPerBlock][kDecodeStageFloats];
-  __shared__ float warp_max_sum[kWarpsPerBlock][2];
-  __shared__ float warp_acc[kWarpsPerBlock][kMaxHeadDim];
-  const int head = blockIdx.y;
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  const int hd = shape.head_dim;
-  const RowMeta row = rows[blockIdx.x];
-  if (row.position < 0) {  // padding rows still leave defined values behind
-    float* target = out + (static_cast<int64_t>(blockIdx.x) * shape.heads + head) * hd;
-    if (blockIdx.z == 0) {
-      for (int d = threadIdx.x; d < hd; d += blockDim.x) target[d] = 0.f;
-    }
-    return;
-  }
-  const int first_block = blockIdx.z * kDecodeSplitBlocks;
-  const int row_blocks = row.position / kKvBlockTokens + 1;
-  const int slices = decode_slices_for(row.position);
-  if (slices > splits) __trap();  // the launch broke its contract: fail the step loudly
-  if (first_block >= row_blocks) return;  // the whole block leaves
-  const float* source = qkv + static_cast<int64_t>(blockIdx.x) * qkv_stride + head * hd;
-  for (int d = threadIdx.x; d < hd; d += blockDim.x) query[d] = source[d];
-  __syncthreads();
-
-  const int block = first_block + warp;
-  RunningSoftmax state;
-  if (block < row_blocks) {
-    attend_block_staged<kVec>(query, kv, row.slot, kv_head_of(head, shape), block, row.position,
-                              scale, state, stage[warp]);
-  }
-  if (lane == 0) {
-    warp_max_sum[warp][0] = state.max;
-    warp_max_sum[warp][1] = state.sum;
-  }
-#pragma unroll
-  for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
-    const int d = lane + 32 * i;
-    if (d < hd) warp_acc[warp][d] = state.acc[i];
-  }
-  __syncthreads();
-  if (warp != 0) return;
-
-  const int live = min(kWarpsPerBlock, row_blocks - first_block);
-  float merged_max = -FLT_MAX;
-  for (int w = 0; w < live; ++w) merged_max = fmaxf(merged_max, warp_max_sum[w][0]);
-  float sum = 0.f;
-  float acc[kMaxHeadDimPerLane] = {};
-  for (int w = 0; w < live; ++w) {
-    const float factor = expf(__fsub_rn(warp_max_sum[w][0], merged_max));
-    sum = __fmaf_rn(warp_max_sum[w][1], factor, sum);
-#pragma unroll
-    for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
-      const int d = lane + 32 * i;
-      if (d < hd) acc[i] = __fmaf_rn(warp_acc[w][d], factor, acc[i]);
-    }
-  }
-  const int64_t pair = static_cast<int64_t>(blockIdx.x) * shape.heads + head;
-  float* row_slices = partials + pair * splits * (hd + 2);
-  float* slice = row_slices + static_cast<int64_t>(blockIdx.z) * (hd + 2);
-  if (lane == 0) {
-    slice[0] = merged_max;
-    slice[1] = sum;
-  }
-#pragma unroll
-  for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
-    const int d = lane + 32 * i;
-    if (d < hd) slice[2 + d] = acc[i];
-  }
-
-  // The row's last slice merges them all.
-  __threadfence();  // this slice's partial is visible before its ticket is taken
-  __syncwarp();
-  unsigned int ticket = 0;
-  if (lane == 0) ticket = atomicAdd(tickets + pair, 1u);
-  ticket = __shfl_sync(0xffffffffu, ticket, 0);
-  if (ticket != static_cast<unsigned int>(slices) - 1) return;
-  if (lane == 0) tickets[pair] = 0;  // every other slice has taken its ticket
-  __threadfence();
-  RunningSoftmax merged;
-  merge_states(row_slices, slices, hd + 2, hd, merged);
-  write_head(out, blockIdx.x, head, shape, merged, 1.0f / merged.sum);
-}
-
-#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
-// Candidate (built with ALGENTA_CUDA_CANDIDATE_KERNELS=ON until
-// tests/gpu/run.sh passes with it on the card).
-// Decode with the keys and values of a kv head read once for its whole GQA
-// group (kDecodeGroupMax query heads at most). Block (row, kv head, slice):
-// warp w copies block z * kDecodeSplitBlocks + w's keys and values to shared
-// memory in one go (cp.async from sm_80), then, head by head, does what
-// attend_block_staged does for one head: the same scores, softmax and value
-// order. The warps' states and the slices merge as in
-// attention_decode_kernel (ticket per (row, kv head)), so the bits are
-// those of attention_decode_kernel; only the memory traffic differs.
-constexpr int kDecodeGroupMax = 8;
 
 // Dynamic shared memory the group kernel may take on this device: set by
 // prepare_attention_decode at engine open, outside any graph capture
@@ -813,10 +988,10 @@ cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowM
 #endif
   const dim3 grid(row_count, shape.heads, splits);
   if (vector_rows(shape, kv)) {
-    attention_decode_kernel<true><<<grid, kWarpsPerBlock * 32, 0, stream>>>(
+    attention_decode_kernel<true><<<grid, kDecodeWarps * 32, 0, stream>>>(
         qkv, qkv_stride, rows, shape, kv, scale, splits, partials, tickets, out);
   } else {
-    attention_decode_kernel<false><<<grid, kWarpsPerBlock * 32, 0, stream>>>(
+    attention_decode_kernel<false><<<grid, kDecodeWarps * 32, 0, stream>>>(
         qkv, qkv_stride, rows, shape, kv, scale, splits, partials, tickets, out);
   }
   return cudaGetLastError();

@@ -14,8 +14,8 @@ inline constexpr int kKvBlockTokens = 32;
 inline constexpr int kMaxHeadDimPerLane = 8;
 inline constexpr int kMaxHeadDim = 32 * kMaxHeadDimPerLane;
 // Decode attention splits a sequence's keys into slices of this many blocks
-// (128 keys): one warp walks a slice, so a short context still spreads over
-// many warps. Fixed, never chosen by batch size: a row's bits depend on its
+// (128 keys): one thread block takes a slice, 8 keys a warp, so a short
+// context still spreads over many warps. Fixed, never chosen by batch size: a row's bits depend on its
 // position alone.
 inline constexpr int kDecodeSplitBlocks = 4;
 

@@ -2,7 +2,9 @@
 // instead of its vocab-wide logits: per row, the index of the largest logit,
 // ties to the lowest index, NaN never chosen, 0 when no logit beats -inf -
 // decoder::argmax_lowest's answer exactly. Comparisons only, no arithmetic,
-// so the order of the reduction cannot change the answer. One block per row.
+// so the order of the reduction cannot change the answer. Two passes: 32
+// blocks a row each take a contiguous slice (the whole card reads the
+// logits, not one SM), then one warp a row takes the 32 slices' best.
 #include <climits>
 #include <cmath>
 
@@ -11,7 +13,8 @@
 namespace algenta::cuda {
 namespace {
 
-constexpr int kArgmaxThreads = 1024;
+constexpr int kArgmaxThreads = 256;
+static_assert(kArgmaxSlices == 32, "one lane a slice in argmax_rows_kernel");
 
 struct Best {
   float value;
@@ -34,14 +37,13 @@ __device__ __forceinline__ Best warp_best(Best best) {
   return best;
 }
 
-__global__ void __launch_bounds__(kArgmaxThreads)
-    greedy_argmax_kernel(const float* __restrict__ logits, int vocab, std::int32_t* __restrict__ tokens) {
+// The block's best over its slice [begin, end) of the row.
+__device__ Best block_best(const float* row, int begin, int end) {
   __shared__ Best warp_results[kArgmaxThreads / 32];
-  const float* row = logits + static_cast<std::int64_t>(blockIdx.x) * vocab;
   // Each thread's first index holding its largest value (strictly greater
   // replaces), as argmax_lowest scans; INT_MAX: nothing beat -inf.
   Best best{-INFINITY, INT_MAX};
-  for (int i = threadIdx.x; i < vocab; i += blockDim.x) {
+  for (int i = begin + threadIdx.x; i < end; i += blockDim.x) {
     const float v = row[i];
     if (v > best.value) best = {v, i};
   }
@@ -50,19 +52,36 @@ __global__ void __launch_bounds__(kArgmaxThreads)
   const int lane = threadIdx.x % 32;
   if (lane == 0) warp_results[warp] = best;
   __syncthreads();
-  if (warp != 0) return;
   best = lane < kArgmaxThreads / 32 ? warp_results[lane] : Best{-INFINITY, INT_MAX};
-  best = warp_best(best);
-  if (lane == 0) tokens[blockIdx.x] = best.index == INT_MAX ? 0 : best.index;
+  return warp_best(best);
+}
+
+// Block (slice, row): slice `slice` of the row's logits into partials[row][slice].
+__global__ void __launch_bounds__(kArgmaxThreads)
+    argmax_slices_kernel(const float* __restrict__ logits, int vocab, Best* __restrict__ partials) {
+  const float* row = logits + static_cast<std::int64_t>(blockIdx.y) * vocab;
+  const int per_slice = (vocab + kArgmaxSlices - 1) / kArgmaxSlices;
+  const int begin = min(vocab, blockIdx.x * per_slice);
+  const Best best = block_best(row, begin, min(vocab, begin + per_slice));
+  if (threadIdx.x == 0) partials[blockIdx.y * kArgmaxSlices + blockIdx.x] = best;
+}
+
+// One warp a row: lane s holds slice s's best.
+__global__ void argmax_rows_kernel(const Best* __restrict__ partials, std::int32_t* __restrict__ tokens) {
+  const Best best = warp_best(partials[blockIdx.x * kArgmaxSlices + threadIdx.x]);
+  if (threadIdx.x == 0) tokens[blockIdx.x] = best.index == INT_MAX ? 0 : best.index;
 }
 
 }  // namespace
 
-cudaError_t launch_greedy_argmax(const float* logits, int rows, int vocab, std::int32_t* tokens,
-                                 cudaStream_t stream) {
+cudaError_t launch_greedy_argmax(const float* logits, int rows, int vocab, void* partials,
+                                 std::int32_t* tokens, cudaStream_t stream) {
   if (rows < 0 || vocab <= 0) return cudaErrorInvalidValue;
   if (rows == 0) return cudaSuccess;
-  greedy_argmax_kernel<<<rows, kArgmaxThreads, 0, stream>>>(logits, vocab, tokens);
+  static_assert(sizeof(Best) == kArgmaxPartialBytes / kArgmaxSlices);
+  Best* best = static_cast<Best*>(partials);
+  argmax_slices_kernel<<<dim3(kArgmaxSlices, rows), kArgmaxThreads, 0, stream>>>(logits, vocab, best);
+  argmax_rows_kernel<<<rows, 32, 0, stream>>>(best, tokens);
   return cudaGetLastError();
 }
 

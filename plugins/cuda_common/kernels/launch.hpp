@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "engine_layout.hpp"
@@ -47,9 +48,10 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
                                      bool lo_halves, float* out, cudaStream_t stream);
 
 // Decode form (flash-decoding): keys in fixed slices of kDecodeSplitBlocks
-// blocks, one warp per block, the warps of a slice merged in block order
-// into `partials` ([rows][heads][splits][head_dim + 2] floats); the
-// row's last slice to finish merges the slices in order. `tickets` holds
+// blocks, one thread block per slice with 8 keys a warp, merged in key order
+// into `partials` ([rows][heads][splits][head_dim + 2] floats); the row's
+// last slice to finish merges the slices in order (a row of one slice
+// writes its output directly). `tickets` holds
 // rows x heads counters that are 0 before the launch and are left 0.
 // `splits` is the grid's slice count: at least decode_slices_for(position)
 // of every row (a row needing more traps: its output would never be
@@ -102,11 +104,20 @@ cudaError_t launch_mma_gemm_residual(const float* input, const Element* w, const
                                      cudaStream_t stream);
 cudaError_t launch_mma_gemm_swiglu(const float* gate_up, const Element* w, float* x, int rows,
                                    int columns, int depth, bool lo_halves, cudaStream_t stream);
+// The decode gate_up GEMM with SwiGLU in its epilogue (default build):
+// activation [rows, units] = SwiGLU of x w^T, w [2 units, depth] (gate rows,
+// then up rows); the bits of launch_mma_gemm_f32 then launch_swiglu.
+cudaError_t launch_mma_gemm_gate_up_swiglu(const float* x, const Element* w, float* activation,
+                                           int rows, int units, int depth, bool lo_halves,
+                                           cudaStream_t stream);
 
 // tokens[r] = the index of the largest of row r's vocab logits (ties to the
 // lowest index, NaN never, 0 when none beats -inf): the greedy token, as
-// decoder::argmax_lowest picks it on the host.
-cudaError_t launch_greedy_argmax(const float* logits, int rows, int vocab, std::int32_t* tokens,
-                                 cudaStream_t stream);
+// decoder::argmax_lowest picks it on the host. partials: kArgmaxPartialBytes
+// a row of scratch.
+inline constexpr int kArgmaxSlices = 32;
+inline constexpr std::size_t kArgmaxPartialBytes = kArgmaxSlices * 8;
+cudaError_t launch_greedy_argmax(const float* logits, int rows, int vocab, void* partials,
+                                 std::int32_t* tokens, cudaStream_t stream);
 
 }  // namespace algenta::cuda

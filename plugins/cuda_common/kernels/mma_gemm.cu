@@ -50,7 +50,24 @@ cudaError_t launch_mma_gemm_swiglu(const float* gate_up, const Element* w, float
                                            GemmY{x, nullptr}, rows, columns, depth, lo_halves,
                                            stream);
 }
+
+cudaError_t launch_mma_gemm_gate_up_swiglu(const float*, const Element*, float*, int, int, int,
+                                           bool, cudaStream_t) {
+  return cudaErrorNotSupported;  // the candidate build fuses SwiGLU into the down GEMM instead
+}
 #else
+cudaError_t launch_mma_gemm_gate_up_swiglu(const float* x, const Element* w, float* activation,
+                                           int rows, int units, int depth, bool lo_halves,
+                                           cudaStream_t stream) {
+  if (rows < 0 || units < 0 || depth < 0) return cudaErrorInvalidValue;
+  if (rows == 0 || units == 0) return cudaSuccess;
+  if (lo_halves)
+    launch_mma_gemm_stream_swiglu<Element, true>(x, w, activation, rows, units, depth, stream);
+  else
+    launch_mma_gemm_stream_swiglu<Element, false>(x, w, activation, rows, units, depth, stream);
+  return cudaGetLastError();
+}
+
 cudaError_t launch_mma_gemm_normed(const float*, const float*, float, const Element*, float*, int,
                                    int, int, bool, cudaStream_t) {
   return cudaErrorNotSupported;

@@ -5,17 +5,19 @@
 // lo = Element(x - hi), each multiplied in turn, so x keeps about twice
 // Element's mantissa (the exact policy); the bf16 policy sends hi alone.
 //
-// Two kernels, one per build: mma_gemm_x_a.cuh, certified by the gates on
-// the card, and the candidate mma_gemm_weights_a.cuh (weights as the mma's
-// A operand), built with ALGENTA_CUDA_CANDIDATE_KERNELS=ON until it has
-// passed them. Each fixes its reduction order by K alone, so a row's bits do
-// not depend on M; the two orders differ, so their bits differ.
+// One kernel per build: mma_gemm_stream.cuh (weights streamed as the mma's
+// A operand, m16n8k16) in the default build, and the candidate
+// mma_gemm_weights_a.cuh (with the norm, SwiGLU and residual fused in),
+// built with ALGENTA_CUDA_CANDIDATE_KERNELS=ON. mma_gemm_x_a.cuh, the
+// kernel the stream kernel replaced, stays for tests/gpu/decode_gemm_timing
+// to measure against. Each fixes its reduction order by K alone, so a row's
+// bits do not depend on M; the orders differ, so their bits differ.
 #pragma once
 
 #if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
 #include "mma_gemm_weights_a.cuh"
 #else
-#include "mma_gemm_x_a.cuh"
+#include "mma_gemm_stream.cuh"
 #endif
 
 namespace algenta::cuda {
@@ -35,9 +37,9 @@ cudaError_t launch_mma_gemm(const float* x, const Element* w, float* y, int M, i
     launch_mma_gemm_weights_a<Element, false>(x, w, y, M, N, K, stream);
 #else
   if (lo_halves)
-    launch_mma_gemm_x_a<Element, true>(x, w, y, M, N, K, stream);
+    launch_mma_gemm_stream<Element, true>(x, w, y, M, N, K, stream);
   else
-    launch_mma_gemm_x_a<Element, false>(x, w, y, M, N, K, stream);
+    launch_mma_gemm_stream<Element, false>(x, w, y, M, N, K, stream);
 #endif
   return cudaGetLastError();
 }

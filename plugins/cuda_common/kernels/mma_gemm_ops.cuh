@@ -55,6 +55,25 @@ __device__ __forceinline__ void split_pair(float a, float b, uint32_t& hi, uint3
   }
 }
 
+// 16 consecutive values from p (valid: how many exist; the rest are 0).
+template <typename T>
+union Sixteen {
+  uint4 raw[16 * sizeof(T) / 16];
+  T v[16];
+};
+
+template <typename T, bool kVec>
+__device__ __forceinline__ void load16(const T* p, int valid, Sixteen<T>& out) {
+  if (kVec && valid >= 16) {
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(16 * sizeof(T) / 16); ++i)
+      out.raw[i] = reinterpret_cast<const uint4*>(p)[i];
+  } else {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) out.v[j] = j < valid ? p[j] : static_cast<T>(0.f);
+  }
+}
+
 // The planted gemm_lo engine drops the lo halves under the exact policy.
 #if defined(ALGENTA_CUDA_PLANTED_BUG) && ALGENTA_CUDA_PLANTED_BUG == 4
 inline constexpr bool kPlantedDropsLo = true;

@@ -25,25 +25,6 @@ inline constexpr int kMmaGemmSplits = 8;    // warps per block, each a share of 
 inline constexpr int kMmaGemmChunk = 64;    // k per load step (4 quads x 16)
 inline constexpr int kMmaGemmTileRows = 16; // rows per m-tile
 
-// 16 consecutive values from p (valid: how many exist; the rest are 0).
-template <typename T>
-union Sixteen {
-  uint4 raw[16 * sizeof(T) / 16];
-  T v[16];
-};
-
-template <typename T, bool kVec>
-__device__ __forceinline__ void load16(const T* p, int valid, Sixteen<T>& out) {
-  if (kVec && valid >= 16) {
-#pragma unroll
-    for (int i = 0; i < static_cast<int>(16 * sizeof(T) / 16); ++i)
-      out.raw[i] = reinterpret_cast<const uint4*>(p)[i];
-  } else {
-#pragma unroll
-    for (int j = 0; j < 16; ++j) out.v[j] = j < valid ? p[j] : static_cast<T>(0.f);
-  }
-}
-
 // One 64-k chunk of the warp's 16 x 8 tile: mma steps s = 0..7, hi then lo.
 template <typename Element, bool kLo>
 __device__ __forceinline__ void mma_chunk(float (&c)[4], const Sixteen<Element>& wv,

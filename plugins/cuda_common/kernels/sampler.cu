@@ -41,76 +41,46 @@ __device__ __forceinline__ Best better(Best a, Best b) {
   return b.score > a.score || (b.score == a.score && b.id < a.id) ? b : a;
 }
 
-// Block-wide reductions: every thread gets the answer. Each one starts and
-// ends with __syncthreads, so it may follow or precede any other.
-__device__ Best block_best(Best best) {
-  __shared__ Best warp_results[kWarps];
-  __shared__ Best answer;
-  for (int offset = 16; offset > 0; offset /= 2) {
-    const Best other{__shfl_down_sync(0xffffffffu, best.score, offset),
-                     __shfl_down_sync(0xffffffffu, best.id, offset)};
-    best = better(best, other);
-  }
+__device__ __forceinline__ int shuffle_down(int value, int offset) {
+  return __shfl_down_sync(0xffffffffu, value, offset);
+}
+__device__ __forceinline__ double shuffle_down(double value, int offset) {
+  return __shfl_down_sync(0xffffffffu, value, offset);
+}
+__device__ __forceinline__ Best shuffle_down(Best value, int offset) {
+  return {shuffle_down(value.score, offset), shuffle_down(value.id, offset)};
+}
+
+// A block-wide reduction, every thread getting the answer: a fixed tree
+// (within each warp, then the warps' results in warp order), so the same
+// bits every run. Starts and ends with __syncthreads, so it may follow or
+// precede any other.
+template <typename T, typename Combine>
+__device__ T block_reduce(T value, Combine combine) {
+  __shared__ T warp_results[kWarps];
+  __shared__ T answer;
+  for (int offset = 16; offset > 0; offset /= 2) value = combine(value, shuffle_down(value, offset));
   __syncthreads();
-  if (threadIdx.x % 32 == 0) warp_results[threadIdx.x / 32] = best;
+  if (threadIdx.x % 32 == 0) warp_results[threadIdx.x / 32] = value;
   __syncthreads();
   if (threadIdx.x == 0) {
-    Best all = warp_results[0];
-    for (int w = 1; w < kWarps; ++w) all = better(all, warp_results[w]);
+    T all = warp_results[0];
+    for (int w = 1; w < kWarps; ++w) all = combine(all, warp_results[w]);
     answer = all;
   }
   __syncthreads();
   return answer;
 }
 
+__device__ Best block_best(Best best) { return block_reduce(best, better); }
 __device__ int block_min(int value) {
-  __shared__ int warp_results[kWarps];
-  __shared__ int answer;
-  for (int offset = 16; offset > 0; offset /= 2)
-    value = min(value, __shfl_down_sync(0xffffffffu, value, offset));
-  __syncthreads();
-  if (threadIdx.x % 32 == 0) warp_results[threadIdx.x / 32] = value;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    int all = warp_results[0];
-    for (int w = 1; w < kWarps; ++w) all = min(all, warp_results[w]);
-    answer = all;
-  }
-  __syncthreads();
-  return answer;
+  return block_reduce(value, [](int a, int b) { return min(a, b); });
 }
-
 __device__ int block_count(int value) {
-  __shared__ int warp_results[kWarps];
-  __shared__ int answer;
-  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
-  __syncthreads();
-  if (threadIdx.x % 32 == 0) warp_results[threadIdx.x / 32] = value;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    int all = 0;
-    for (int w = 0; w < kWarps; ++w) all += warp_results[w];
-    answer = all;
-  }
-  __syncthreads();
-  return answer;
+  return block_reduce(value, [](int a, int b) { return a + b; });
 }
-
-// Fixed tree (warps, then warp results in order): the same bits every run.
 __device__ double block_sum(double value) {
-  __shared__ double warp_results[kWarps];
-  __shared__ double answer;
-  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
-  __syncthreads();
-  if (threadIdx.x % 32 == 0) warp_results[threadIdx.x / 32] = value;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double all = 0.0;
-    for (int w = 0; w < kWarps; ++w) all += warp_results[w];
-    answer = all;
-  }
-  __syncthreads();
-  return answer;
+  return block_reduce(value, [](double a, double b) { return a + b; });
 }
 
 __device__ void refuse(SamplingRowResult& out, SamplingStatus status, int index) {

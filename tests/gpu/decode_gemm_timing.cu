@@ -1,0 +1,109 @@
+// Times the decode GEMM kernels against each other in one run, on the card:
+// mma_gemm_x_a.cuh (the kernel the stream kernel replaced) and
+// mma_gemm_stream.cuh, at every decode GEMM shape of the three benchmarked
+// configs, M = 1, 8 and 32, exact policy, random bf16 weights. Each time is
+// the median of 7 CUDA graphs of 20 back-to-back launches (cycling through
+// enough weight copies that they come from DRAM, not L2). Prints us per
+// launch, the weights' GB/s and the ratio; a development tool, not a gate.
+//   decode_gemm_timing [M ...]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "decode_gemm_shapes.hpp"
+#include "kernels/mma_gemm_stream.cuh"
+#include "kernels/mma_gemm_x_a.cuh"
+#include "target_policy.hpp"
+
+using Element = TargetPolicy::Element;
+
+namespace {
+
+constexpr int kLaunches = 20;
+constexpr int kGraphs = 7;
+constexpr size_t kColdBytes = size_t{256} << 20;  // more than L2: copies cycle through DRAM
+
+using Launch = void (*)(const float*, const Element*, float*, int, int, int, cudaStream_t);
+
+double median_us(Launch launch, const float* x, const std::vector<Element*>& copies, float* y,
+                 int M, int N, int K, cudaStream_t stream) {
+  cudaGraph_t graph;
+  CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < kLaunches; ++i) launch(x, copies[i % copies.size()], y, M, N, K, stream);
+  CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  CHECK_CUDA(cudaGraphLaunch(exec, stream));  // warm-up
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  std::vector<double> times;
+  for (int r = 0; r < kGraphs; ++r) {
+    CHECK_CUDA(cudaEventRecord(start, stream));
+    CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    CHECK_CUDA(cudaEventRecord(stop, stream));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float ms = 0.f;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(1000.0 * ms / kLaunches);
+  }
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK_CUDA(cudaGraphDestroy(graph));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> rows;
+  for (int i = 1; i < argc; ++i) rows.push_back(std::atoi(argv[i]));
+  if (rows.empty()) rows = {1, 8, 32};
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreate(&stream));
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.f, 0.02f);
+  const Launch certified = algenta::cuda::launch_mma_gemm_x_a<Element, true>;
+  const Launch streamed = algenta::cuda::launch_mma_gemm_stream<Element, true>;
+  std::printf("%-13s %-9s %6s %6s %3s  %10s %10s  %9s %9s  %6s\n", "config", "gemm", "N", "K", "M",
+              "x_a us", "stream us", "x_a GB/s", "str GB/s", "ratio");
+  for (const GemmShape& shape : kDecodeGemmShapes) {
+    const size_t count = size_t{static_cast<unsigned>(shape.N)} * shape.K;
+    std::vector<Element> host(count);
+    for (auto& v : host) v = static_cast<Element>(normal(rng));
+    const size_t copies_needed = std::max<size_t>(1, std::min<size_t>(kLaunches, kColdBytes / (count * sizeof(Element)) + 1));
+    std::vector<Element*> copies(copies_needed);
+    for (auto& copy : copies) {
+      CHECK_CUDA(cudaMalloc(&copy, count * sizeof(Element)));
+      CHECK_CUDA(cudaMemcpy(copy, host.data(), count * sizeof(Element), cudaMemcpyHostToDevice));
+    }
+    const int max_rows = *std::max_element(rows.begin(), rows.end());
+    std::vector<float> xs(size_t{static_cast<unsigned>(max_rows)} * shape.K);
+    for (auto& v : xs) v = normal(rng) * 50.f;
+    float* x = nullptr;
+    float* y = nullptr;
+    CHECK_CUDA(cudaMalloc(&x, xs.size() * sizeof(float)));
+    CHECK_CUDA(cudaMemcpy(x, xs.data(), xs.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMalloc(&y, size_t{static_cast<unsigned>(max_rows)} * shape.N * sizeof(float)));
+    for (int M : rows) {
+      const double a = median_us(certified, x, copies, y, M, shape.N, shape.K, stream);
+      const double b = median_us(streamed, x, copies, y, M, shape.N, shape.K, stream);
+      const double bytes = static_cast<double>(count * sizeof(Element));
+      std::printf("%-13s %-9s %6d %6d %3d  %10.2f %10.2f  %9.0f %9.0f  %6.2f\n", shape.config,
+                  shape.weight, shape.N, shape.K, M, a, b, bytes / a / 1e3, bytes / b / 1e3, a / b);
+    }
+    for (auto* copy : copies) CHECK_CUDA(cudaFree(copy));
+    CHECK_CUDA(cudaFree(x));
+    CHECK_CUDA(cudaFree(y));
+  }
+  CHECK_CUDA(cudaStreamDestroy(stream));
+  return 0;
+}
