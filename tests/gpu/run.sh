@@ -223,6 +223,41 @@ else
   record compute_sanitizer 1 "compute-sanitizer not found"
 fi
 
+# --- the regression guard: bench's must-reach cells against the baseline --------
+# docs/bench/baseline holds committed bench JSON; each of its configs of this
+# policy and card is benched here as it was there (synthetic weights, its
+# shapes and lengths), and tests/tools/bench_guard.py fails the check when a
+# must-reach cell falls more than 5% below it. A card or policy with no
+# baseline is reported as not compared, not as a pass. GUARD=0 skips it.
+if [[ "${GUARD:-1}" == 1 ]]; then
+  card=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+  mkdir -p "$results/guard"
+  benched=0
+  while read -r config shapes gen; do
+    name=$(basename "$(dirname "$config")")
+    run_logged "guard_bench_$name" h bench --plugin cuda_sm90a --synthetic-weights 1 --config "$config" \
+      --shapes "$shapes" --gen "$gen" --runs 3 --precision "$policy" --json "$results/guard/$name.json"
+    benched=1
+  done < <("$python" - "$policy" "$card" docs/bench/baseline/*.json <<'PY'
+import json, sys
+policy, card = sys.argv[1], sys.argv[2]
+for path in sys.argv[3:]:
+    run = json.load(open(path))
+    gpus = run.get("host", {}).get("gpus") or [{}]
+    if run.get("precision") == policy and gpus[0].get("name") == card:
+        s = run["settings"]
+        print(run["weights"]["config"], ",".join(map(str, s["shapes"])), ",".join(map(str, s["gen"])))
+PY
+  )
+  if [[ $benched == 1 ]]; then
+    run_logged bench_guard "$python" tests/tools/bench_guard.py --baseline docs/bench/baseline \
+      --results "$results/guard" --precision "$policy"
+    record bench_guard $? "$(grep -o 'bench_guard: .*' "$results/bench_guard.log" | tail -1)"
+  else
+    echo "bench_guard: not compared: no $policy baseline for $card in docs/bench/baseline" | tee "$results/bench_guard.log"
+  fi
+fi
+
 {
   echo "{\"checks\": ["
   (IFS=,; echo "${checks[*]}")
