@@ -5,6 +5,7 @@
 #include <string>
 
 #include "plugin_support/plugin_error.hpp"
+#include "sampling/penalties.hpp"
 #include "sampling/refusals.hpp"
 
 namespace algenta::cuda {
@@ -63,22 +64,12 @@ std::string refusal_text(const SamplingRowResult& result, int vocab) {
   }
 }
 
-// The penalties' view of the history: each token of prompt and output once,
-// with its count in the output (only what the request's penalties read).
+// The penalties' view of the history, as the host sampler walks it.
 void append_history(const AlgentaSampling& s, std::vector<HistoryToken>& history) {
-  const bool repetition = s.repetition_penalty != 1.0;
-  const bool counts = s.frequency_penalty != 0.0 || s.presence_penalty != 0.0;
-  if (!repetition && !counts) return;
-  std::vector<std::int32_t> output(s.output_tokens, s.output_tokens + s.output_token_count);
-  std::sort(output.begin(), output.end());
-  std::vector<std::int32_t> seen = output;
-  if (repetition) seen.insert(seen.end(), s.prompt_tokens, s.prompt_tokens + s.prompt_token_count);
-  std::sort(seen.begin(), seen.end());
-  seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
-  for (std::int32_t token : seen) {
-    const auto [first, last] = std::equal_range(output.begin(), output.end(), token);
-    history.push_back({token, static_cast<std::int32_t>(last - first)});
-  }
+  const auto tokens = sampling::penalty_history(
+      {s.prompt_tokens, s.prompt_token_count}, {s.output_tokens, s.output_token_count},
+      s.repetition_penalty != 1.0, s.frequency_penalty != 0.0 || s.presence_penalty != 0.0);
+  for (const sampling::PenaltyToken& t : tokens) history.push_back({t.token, t.output_count});
 }
 
 void append_banned(const AlgentaSampling& s, std::vector<std::int32_t>& banned) {

@@ -81,6 +81,26 @@ TEST_CASE("presence and frequency penalties count output tokens only", "[samplin
   CHECK(penalized_logits(logits, {}, {{2}}, p)[2] == 3.0);
 }
 
+TEST_CASE("the penalties' history lists each token once, in order, with its output count",
+          "[sampling][penalties]") {
+  const std::vector<std::int32_t> prompt{7, 3, 3, 9};
+  const std::vector<std::int32_t> output{5, 3, 5, 5};
+  using T = PenaltyToken;
+  const auto same = [](const std::vector<T>& a, const std::vector<T>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i].token != b[i].token || a[i].output_count != b[i].output_count) return false;
+    return true;
+  };
+  // repetition reads prompt and output; counts are the output's alone
+  CHECK(same(penalty_history(prompt, output, true, true), {{3, 1}, {5, 3}, {7, 0}, {9, 0}}));
+  CHECK(same(penalty_history(prompt, output, true, false), {{3, 1}, {5, 3}, {7, 0}, {9, 0}}));
+  // without repetition only the output's tokens are touched
+  CHECK(same(penalty_history(prompt, output, false, true), {{3, 1}, {5, 3}}));
+  CHECK(penalty_history(prompt, output, false, false).empty());
+  CHECK(penalty_history({}, {}, true, true).empty());
+}
+
 TEST_CASE("history tokens outside the vocabulary are refused by index", "[sampling][penalties]") {
   CHECK(refusal({1.0f, 2.0f}, {}, {0, 2}) ==
         "prompt_tokens[1] = 2 is outside the vocabulary [0, 2)");
