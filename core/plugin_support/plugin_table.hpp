@@ -73,7 +73,10 @@ struct EngineBinding {
   static AlgentaError* step(AlgentaEngineStep_Args* args) {
     return guarded([&] {
       require_args(args, "AlgentaEngineStep_Args");
-      engine_of(args->engine).step(*args);
+      Engine& engine = engine_of(args->engine);
+      engine.step(*args);
+      if (ALGENTA_STRUCT_HAS(args, AlgentaEngineStep_Args, device_to_host_bytes))
+        args->device_to_host_bytes = engine.device_to_host_bytes();
     });
   }
 

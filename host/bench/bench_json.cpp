@@ -78,7 +78,10 @@ json cell_json(const CellSummary& c) {
           {"decode_bytes_per_token",
            c.decode_bytes_per_token ? json(*c.decode_bytes_per_token) : json(nullptr)},
           {"bandwidth_fraction",
-           c.bandwidth_fraction ? figure_json(*c.bandwidth_fraction) : json(nullptr)}};
+           c.bandwidth_fraction ? figure_json(*c.bandwidth_fraction) : json(nullptr)},
+          {"device_to_host_bytes_per_decode_step",
+           c.device_to_host_bytes_per_step ? figure_json(*c.device_to_host_bytes_per_step)
+                                           : json(nullptr)}};
 }
 
 }  // namespace

@@ -72,6 +72,15 @@ void print_table(std::ostream& out, const BenchReport& r) {
     out << "C sequences decoded together: their prompts are prefilled one after another, TTFT "
            "is until every one has its first token, and tok/s count the tokens of all C\n";
   }
+  out << "device-to-host bytes per decode step (the engine's report):";
+  for (std::size_t i = 0; i < r.cells.size(); ++i) {
+    const CellSummary& c = r.cells[i];
+    out << (i == 0 ? " " : "; ") << "L=" << c.prompt_tokens << " C=" << c.concurrency << ": "
+        << (c.device_to_host_bytes_per_step
+                ? format("%.0f B", c.device_to_host_bytes_per_step->spread.median)
+                : std::string("not reported (an engine before ABI 1.3)"));
+  }
+  out << "\n";
   if (r.bandwidth.available) {
     out << "stream read bandwidth: " << format("%.1f", r.bandwidth.gbytes_per_s) << " GB/s ("
         << r.bandwidth.tool << ", " << gib(r.bandwidth.bytes) << " GiB read, best of "

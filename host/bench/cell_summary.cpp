@@ -38,6 +38,15 @@ CellSummary summarize(const CellResult& cell, const DecodeBytes* bytes,
         mean_decode_bytes(*bytes, cell.prompt_tokens, cell.generated_tokens) - weights +
         weights / static_cast<double>(cell.concurrency);
   }
+  Figure downloads;
+  for (const std::optional<double>& bytes_per_step : cell.decode_device_to_host_bytes) {
+    if (!bytes_per_step) break;
+    downloads.values.push_back(*bytes_per_step);
+  }
+  if (!downloads.values.empty() && downloads.values.size() == cell.decode_device_to_host_bytes.size()) {
+    downloads.spread = spread_of(downloads.values);
+    s.device_to_host_bytes_per_step = downloads;
+  }
   if (s.decode_bytes_per_token && bandwidth.available) {
     const double bytes_per_second = bandwidth.gbytes_per_s * 1e9;
     s.bandwidth_fraction = figure_of(cell.runs, [&](const RunFigures& r) {

@@ -31,6 +31,9 @@ struct CellSummary {
   double mean_decode_context = 0.0;
   std::optional<double> decode_bytes_per_token;  // nullopt: no byte model
   std::optional<Figure> bandwidth_fraction;      // nullopt: bytes or bandwidth not available
+  // What a decode step copied from the device to the host (every logits row,
+  // token and logprob), as the engine reported it; nullopt: not reported.
+  std::optional<Figure> device_to_host_bytes_per_step;
 };
 
 // `bytes` may be null (no byte model); `bandwidth` may be unavailable.

@@ -51,6 +51,7 @@ CellsResult run_cells(EngineSession& session, const BenchArguments& arguments,
           if (run < arguments.warmup) continue;
           cell.runs.push_back(figures_of(timed.timing));
           cell.device.add(timed.memory);
+          cell.decode_device_to_host_bytes.push_back(timed.decode_device_to_host_bytes);
         }
         progress << "bench: L=" << length << " G=" << generated << " C=" << concurrency << ": "
                  << arguments.warmup << " warm-up + " << arguments.runs << " timed runs done\n";

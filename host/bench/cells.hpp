@@ -35,6 +35,9 @@ struct CellResult {
   std::size_t concurrency = 1;
   std::vector<RunFigures> runs;  // the timed runs, in order
   DevicePeak device;             // read at the end of each timed run
+  // Per timed run, the engine-reported device-to-host bytes per decode step
+  // (timed_run.hpp); nullopt entries: the engine reported none.
+  std::vector<std::optional<double>> decode_device_to_host_bytes;
 };
 
 struct CellsResult {

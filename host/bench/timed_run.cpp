@@ -49,6 +49,8 @@ TimedRun time_greedy_run(EngineSession& session, std::uint64_t first_sequence_id
   }
   arrived.push_back(Clock::now());
   std::vector<ChunkRequest> step(prompts.size());
+  std::uint64_t downloaded = 0;
+  bool reported = generated > 1;
   for (std::size_t i = 1; i < generated; ++i) {
     const auto position = static_cast<std::uint32_t>(length + i - 1);
     for (std::size_t s = 0; s < prompts.size(); ++s) {
@@ -57,10 +59,16 @@ TimedRun time_greedy_run(EngineSession& session, std::uint64_t first_sequence_id
     const StepResult result = session.step(step);
     for (std::size_t s = 0; s < prompts.size(); ++s) tokens[s] = result.next_tokens.at(s);
     arrived.push_back(Clock::now());
+    reported = reported && result.device_to_host_bytes.has_value();
+    downloaded += result.device_to_host_bytes.value_or(0);
   }
 
   TimedRun run;
   run.memory = session.memory_report();
+  if (reported) {
+    run.decode_device_to_host_bytes =
+        static_cast<double>(downloaded) / static_cast<double>(generated - 1);
+  }
   run.first_token_at = first_token_at;
   run.timing.prompt_tokens = length;
   run.timing.sequences = prompts.size();

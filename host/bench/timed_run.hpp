@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "bench/run_figures.hpp"
@@ -21,6 +22,10 @@ struct TimedRun {
   std::chrono::steady_clock::time_point first_token_at;  // the first sequence's
   // Read after the last token, while the sequences still hold their KV cache.
   MemoryReport memory;
+  // Device-to-host bytes per decode step, as the engine reported them (ABI
+  // 1.3), averaged over the run's decode steps; nullopt when a step had no
+  // report (an engine before 1.3) or the run had no decode step.
+  std::optional<double> decode_device_to_host_bytes;
 };
 
 // Sequences first_sequence_id, +1, ... get prompts[0], [1], ...; all prompts

@@ -258,7 +258,10 @@ StepResult EngineSession::step(const std::vector<ChunkRequest>& chunks) {
   args.next_tokens = result.next_tokens.data();
   args.logits = logit_floats > 0 ? result.logits.data() : nullptr;
   args.logits_capacity = logit_floats;
+  args.device_to_host_bytes = ALGENTA_BYTES_NOT_REPORTED;  // an engine before 1.3 leaves it so
   check(plugin_->table().engine_step(&args));
+  if (args.device_to_host_bytes != ALGENTA_BYTES_NOT_REPORTED)
+    result.device_to_host_bytes = args.device_to_host_bytes;
   result.drawn.resize(chunks.size());
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     if (!chunks[i].sampling || !chunks[i].sampling->params.logprobs) continue;

@@ -57,6 +57,9 @@ struct StepResult {
   std::vector<std::int32_t> next_tokens;  // one per chunk
   std::vector<float> logits;              // requested logits, in chunk order
   std::vector<DrawnLogprobs> drawn;       // one per chunk (empty for greedy chunks)
+  // Bytes the step copied from device to host memory, as the engine reports
+  // it (ABI 1.3; 0 for a CPU engine); nullopt from an engine before 1.3.
+  std::optional<std::uint64_t> device_to_host_bytes;
 };
 
 // What the host asks of an engine at open.

@@ -43,6 +43,8 @@ class OracleEngine {
                                             const AlgentaDescriptor& descriptor);
 
   void step(AlgentaEngineStep_Args& args);
+  // ABI 1.3: no device, so a step copies nothing from one.
+  std::uint64_t device_to_host_bytes() const noexcept { return 0; }
   void free_sequences(const AlgentaSequencesFree_Args& args);
   void report_memory(AlgentaMemoryReport_Args& args);
   void close();  // nothing can fail: plain host memory

@@ -234,6 +234,7 @@ void CudaEngine::synchronize(const char* what) {
 
 void CudaEngine::step(AlgentaEngineStep_Args& args) {
   std::lock_guard lock(mutex_);
+  downloaded_bytes_ = 0;
   if (host_sequences_) {
     step_host_blocks(args);
   } else {
@@ -354,6 +355,7 @@ void CudaEngine::copy_logits(const Pass& pass, int first_row, int count) {
                                forward_->logits() + static_cast<std::size_t>(target.row - first_row) * vocab,
                                vocab * sizeof(float), cudaMemcpyDeviceToHost, stream_),
                "copying logits");
+    downloaded_bytes_ += vocab * sizeof(float);
   }
   // Sampled rows are drawn from the logits on the device.
   std::vector<SampledRow> sampled;
@@ -362,13 +364,14 @@ void CudaEngine::copy_logits(const Pass& pass, int first_row, int count) {
     sampled.push_back({target.sampling, target.row - first_row, target.position, target.sequence_id,
                        target.token});
   }
-  if (!sampled.empty()) sampler_->draw(sampled, forward_->logits(), stream_);
+  if (!sampled.empty()) downloaded_bytes_ += sampler_->draw(sampled, forward_->logits(), stream_);
   // With device greedy, the rows' tokens (4 bytes a row) instead of their logits.
   std::vector<std::int32_t> tokens(static_cast<std::size_t>(count));
   if (!tokens.empty()) {
     check_cuda(cudaMemcpyAsync(tokens.data(), forward_->greedy_tokens(),
                                tokens.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream_),
                "copying greedy tokens");
+    downloaded_bytes_ += tokens.size() * sizeof(std::int32_t);
   }
   synchronize("computing a step");
   for (const LogitsTarget& target : pass.logits) {

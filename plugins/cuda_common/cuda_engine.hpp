@@ -49,6 +49,8 @@ class CudaEngine {
   CudaEngine& operator=(const CudaEngine&) = delete;
 
   void step(AlgentaEngineStep_Args& args);
+  // Bytes the last step copied from the device to the host (ABI 1.3).
+  std::uint64_t device_to_host_bytes() const { return downloaded_bytes_; }
   void free_sequences(const AlgentaSequencesFree_Args& args);
   void report_memory(AlgentaMemoryReport_Args& args);
   void close();
@@ -108,6 +110,7 @@ class CudaEngine {
   std::map<DecodeGraphKey, cudaGraphExec_t> decode_graphs_;
   // Draws sampled rows on the device when the host sends sampling (ABI 1.2).
   std::optional<DeviceSampler> sampler_;
+  std::uint64_t downloaded_bytes_ = 0;  // by the current step
   std::mutex mutex_;  // one call at a time per engine
 };
 

@@ -142,15 +142,18 @@ DeviceSampler::DeviceSampler(int vocab) : vocab_(vocab) {
   check_cuda(cudaDeviceSynchronize(), "filling the sampler's ids");
 }
 
-void DeviceSampler::draw(std::span<const SampledRow> rows, const float* logits, cudaStream_t stream) {
+std::uint64_t DeviceSampler::draw(std::span<const SampledRow> rows, const float* logits,
+                                  cudaStream_t stream) {
+  std::uint64_t copied = 0;
   for (std::size_t first = 0; first < rows.size(); first += kRowsAtOnce) {
-    draw_group(rows.subspan(first, std::min<std::size_t>(kRowsAtOnce, rows.size() - first)), logits,
-               stream);
+    copied += draw_group(rows.subspan(first, std::min<std::size_t>(kRowsAtOnce, rows.size() - first)),
+                         logits, stream);
   }
+  return copied;
 }
 
-void DeviceSampler::draw_group(std::span<const SampledRow> rows, const float* logits,
-                               cudaStream_t stream) {
+std::uint64_t DeviceSampler::draw_group(std::span<const SampledRow> rows, const float* logits,
+                                        cudaStream_t stream) {
   std::vector<SamplingRowParams> params;
   std::vector<HistoryToken> history;
   std::vector<std::int32_t> banned;
@@ -194,6 +197,7 @@ void DeviceSampler::draw_group(std::span<const SampledRow> rows, const float* lo
     }
     *s.top_count = static_cast<std::uint32_t>(written);
   }
+  return results.size() * sizeof(SamplingRowResult);
 }
 
 }  // namespace algenta::cuda

@@ -36,12 +36,14 @@ class DeviceSampler {
   static std::uint64_t bytes_for(int vocab);
 
   // Draws every row, kRowsAtOnce at a time, from `logits` (device rows of
-  // vocab floats); waits for the stream. Throws plugin::StatusError.
-  void draw(std::span<const SampledRow> rows, const float* logits, cudaStream_t stream);
+  // vocab floats); waits for the stream. Returns the bytes it copied from
+  // the device (the rows' results). Throws plugin::StatusError.
+  std::uint64_t draw(std::span<const SampledRow> rows, const float* logits, cudaStream_t stream);
 
  private:
   struct Layout;
-  void draw_group(std::span<const SampledRow> rows, const float* logits, cudaStream_t stream);
+  std::uint64_t draw_group(std::span<const SampledRow> rows, const float* logits,
+                           cudaStream_t stream);
 
   int vocab_;
   DeviceArena arena_;

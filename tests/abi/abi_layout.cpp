@@ -1,8 +1,8 @@
-// Pins the layout of ABI 1.0, 1.1 and 1.2 on LP64 Linux: the size and the
-// offset of every field of every struct, and each struct's
-// ALGENTA_*_STRUCT_SIZE_1_0, _1_1 and _1_2. Built against core/include's
-// header and, force-included, against the frozen copies tests/abi/1.0, 1.1
-// and 1.2 and the 1.3 test header, so neither the header nor a later minor
+// Pins the layout of ABI 1.0 to 1.3 on LP64 Linux: the size and the offset
+// of every field of every struct, and each struct's ALGENTA_*_STRUCT_SIZE_1_0
+// to _1_3. Built against core/include's header and, force-included, against
+// the frozen copies tests/abi/1.0 to 1.3 and the 1.4 test header, so neither
+// the header nor a later minor
 // can move a released field. The pins of a minor apply to headers of that
 // minor and later; sizeof is pinned only at the minor it belongs to (a later
 // minor may grow a struct).
@@ -28,12 +28,13 @@ void pin(const char* what, std::size_t actual, std::size_t expected) {
 }  // namespace
 
 #define PIN_OFFSET(type, field, expected) pin(#type "." #field " offset", offsetof(type, field), expected)
-// sizeof(type) at 1.0, 1.1 and 1.2; each only in a header of that very minor.
-#define PIN_SIZES(type, size_1_0, size_1_1, size_1_2)                                   \
+// sizeof(type) at 1.0 to 1.3; each only in a header of that very minor.
+#define PIN_SIZES(type, size_1_0, size_1_1, size_1_2, size_1_3)                          \
   if (ALGENTA_ABI_MINOR == 0) pin("sizeof(" #type ") at 1.0", sizeof(type), size_1_0); \
   if (ALGENTA_ABI_MINOR == 1) pin("sizeof(" #type ") at 1.1", sizeof(type), size_1_1); \
-  if (ALGENTA_ABI_MINOR == 2) pin("sizeof(" #type ") at 1.2", sizeof(type), size_1_2)
-#define PIN_SIZE(type, expected) PIN_SIZES(type, expected, expected, expected)
+  if (ALGENTA_ABI_MINOR == 2) pin("sizeof(" #type ") at 1.2", sizeof(type), size_1_2); \
+  if (ALGENTA_ABI_MINOR == 3) pin("sizeof(" #type ") at 1.3", sizeof(type), size_1_3)
+#define PIN_SIZE(type, expected) PIN_SIZES(type, expected, expected, expected, expected)
 
 // The fields 1.1 appended, and its size constants.
 static void pin_1_1() {
@@ -58,6 +59,7 @@ static void pin_1_2() {
   pin("ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_2", ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_2, 112);
   pin("ALGENTA_SequenceChunk_STRUCT_SIZE_1_2", ALGENTA_SequenceChunk_STRUCT_SIZE_1_2, 64);
   if (ALGENTA_ABI_MINOR == 2) pin("sizeof(AlgentaSampling) at 1.2", sizeof(AlgentaSampling), 160);
+  if (ALGENTA_ABI_MINOR == 3) pin("sizeof(AlgentaSampling) at 1.3", sizeof(AlgentaSampling), 160);
   PIN_OFFSET(AlgentaSampling, struct_size, 0);
   PIN_OFFSET(AlgentaSampling, temperature, 8);
   PIN_OFFSET(AlgentaSampling, top_p, 16);
@@ -81,6 +83,15 @@ static void pin_1_2() {
   PIN_OFFSET(AlgentaSampling, top_count, 152);
   pin("ALGENTA_Sampling_STRUCT_SIZE_1_2", ALGENTA_Sampling_STRUCT_SIZE_1_2, 160);
   pin("ALGENTA_MAX_TOP_LOGPROBS", ALGENTA_MAX_TOP_LOGPROBS, 20);
+#endif
+}
+
+// The field 1.3 appended, and its size constant.
+static void pin_1_3() {
+#if ALGENTA_ABI_MINOR >= 3
+  PIN_OFFSET(AlgentaEngineStep_Args, device_to_host_bytes, 72);
+  pin("ALGENTA_EngineStep_Args_STRUCT_SIZE_1_3", ALGENTA_EngineStep_Args_STRUCT_SIZE_1_3, 80);
+  pin("ALGENTA_BYTES_NOT_REPORTED is UINT64_MAX", ALGENTA_BYTES_NOT_REPORTED == UINT64_MAX, 1);
 #endif
 }
 
@@ -143,7 +154,7 @@ int main() {
   PIN_OFFSET(AlgentaDescriptor, precision_stride, 128);
   PIN_OFFSET(AlgentaDescriptor, host_libraries, 136);
   PIN_OFFSET(AlgentaDescriptor, host_library_count, 144);
-  PIN_SIZES(AlgentaEngineOpen_Args, 88, 104, 112);
+  PIN_SIZES(AlgentaEngineOpen_Args, 88, 104, 112, 112);
   PIN_OFFSET(AlgentaEngineOpen_Args, struct_size, 0);
   PIN_OFFSET(AlgentaEngineOpen_Args, extension, 8);
   PIN_OFFSET(AlgentaEngineOpen_Args, checkpoint_dir, 16);
@@ -158,14 +169,14 @@ int main() {
   PIN_OFFSET(AlgentaEngineOpen_Args, vocab_size, 68);
   PIN_OFFSET(AlgentaEngineOpen_Args, rounded_weight_values, 72);
   PIN_OFFSET(AlgentaEngineOpen_Args, max_weight_rounding, 80);
-  PIN_SIZES(AlgentaSequenceChunk, 40, 56, 64);
+  PIN_SIZES(AlgentaSequenceChunk, 40, 56, 64, 64);
   PIN_OFFSET(AlgentaSequenceChunk, struct_size, 0);
   PIN_OFFSET(AlgentaSequenceChunk, sequence_id, 8);
   PIN_OFFSET(AlgentaSequenceChunk, tokens, 16);
   PIN_OFFSET(AlgentaSequenceChunk, token_count, 24);
   PIN_OFFSET(AlgentaSequenceChunk, start_position, 28);
   PIN_OFFSET(AlgentaSequenceChunk, want_logits, 32);
-  PIN_SIZE(AlgentaEngineStep_Args, 72);
+  PIN_SIZES(AlgentaEngineStep_Args, 72, 72, 72, 80);
   PIN_OFFSET(AlgentaEngineStep_Args, struct_size, 0);
   PIN_OFFSET(AlgentaEngineStep_Args, extension, 8);
   PIN_OFFSET(AlgentaEngineStep_Args, engine, 16);
@@ -228,6 +239,7 @@ int main() {
   pin("ALGENTA_PluginV1_STRUCT_SIZE_1_0", ALGENTA_PluginV1_STRUCT_SIZE_1_0, 96);
   pin_1_1();
   pin_1_2();
+  pin_1_3();
   std::printf("%d passed, %d failed\n", pins - failures, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -2,15 +2,17 @@
 // table check, then open (offering host block tables), a step over chunks
 // laid out at the host's larger stride, memory report, refused steps and
 // close. Built twice:
-//  - against the live 1.2 header, driving a plugin built from the frozen 1.0
+//  - against the live 1.3 header, driving a plugin built from the frozen 1.0
 //    copy (it never writes a 1.1 field, so the offer of block tables reads
-//    as declined and the host keeps the engine's own cache) and one built
-//    from the frozen 1.1 copy (it takes the block tables and checks them,
-//    and never writes a 1.2 field, so engine sampling reads as declined and
-//    a chunk's sampling is ignored);
-//  - against the 1.3 test header, driving a plugin built from the frozen 1.2
-//    copy: it takes tables and engine sampling, draws a sampled chunk's
-//    token itself, and never writes a 1.3 field.
+//    as declined and the host keeps the engine's own cache), one built from
+//    the frozen 1.1 copy (it takes the block tables and checks them, and
+//    never writes a 1.2 field, so engine sampling reads as declined and a
+//    chunk's sampling is ignored) and one built from the frozen 1.2 copy (it
+//    takes tables and engine sampling, draws a sampled chunk's token itself,
+//    and never writes the 1.3 transfer count, which stays "not reported");
+//  - against the 1.4 test header, driving a plugin built from the frozen 1.3
+//    copy: all of that, it reports the step's transfers (0 bytes: the echo
+//    engine has no device), and never writes a 1.4 field.
 // Prints "N passed, M failed".
 #include <dlfcn.h>
 
@@ -24,7 +26,7 @@
 #include "loader/table_check.hpp"
 #include "loader/verified_loader.hpp"
 
-static_assert(ALGENTA_ABI_MINOR >= 2,
+static_assert(ALGENTA_ABI_MINOR >= 3,
               "build this host with the live header or a later test header");
 
 namespace {
@@ -54,11 +56,12 @@ struct Opened {
   bool sampling = false;
 };
 
-enum class Mode { declines, takes_tables, takes_tables_and_sampling };
+enum class Mode { declines, takes_tables, takes_tables_and_sampling, reports_transfers };
 
 Opened open_engine(const AlgentaPluginV1& table, Mode mode) {
   const bool plugin_takes_tables = mode != Mode::declines;
-  const bool plugin_samples = mode == Mode::takes_tables_and_sampling;
+  const bool plugin_samples =
+      mode == Mode::takes_tables_and_sampling || mode == Mode::reports_transfers;
   AlgentaEngineOpen_Args open{};
   open.struct_size = ALGENTA_EngineOpen_Args_STRUCT_SIZE;  // larger than the plugin's
   open.precision = ALGENTA_PRECISION_EXACT;
@@ -70,8 +73,8 @@ Opened open_engine(const AlgentaPluginV1& table, Mode mode) {
   open.kv_blocks_total = kUntouched;
   open.engine_samples = 1;
   open.sampling_accepted = kUntouched;  // a 1.2 out field no 1.1 plugin writes
-#if ALGENTA_ABI_MINOR >= 3
-  open.test_open_out = kUntouched;  // a 1.3 out field no 1.2 plugin writes
+#if ALGENTA_ABI_MINOR >= 4
+  open.test_open_out = kUntouched;  // a 1.4 out field no 1.3 plugin writes
 #endif
   AlgentaError* error = table.engine_open(&open);
   expect(error == nullptr, "engine_open with an Args struct of minor " +
@@ -95,8 +98,8 @@ Opened open_engine(const AlgentaPluginV1& table, Mode mode) {
   } else {
     expect(open.sampling_accepted == kUntouched, "1.2 out field left alone by an older plugin");
   }
-#if ALGENTA_ABI_MINOR >= 3
-  expect(open.test_open_out == kUntouched, "1.3 out field left alone");
+#if ALGENTA_ABI_MINOR >= 4
+  expect(open.test_open_out == kUntouched, "1.4 out field left alone");
 #endif
   return {open.engine, open.block_tables_accepted == 1, open.sampling_accepted == 1};
 }
@@ -111,11 +114,15 @@ AlgentaSequenceChunk chunk_of(std::uint64_t id, const std::vector<int32_t>& toke
   chunk.block_table = blocks.data();
   chunk.block_count = static_cast<uint32_t>(blocks.size());
   chunk.sampling = nullptr;
-#if ALGENTA_ABI_MINOR >= 3
+#if ALGENTA_ABI_MINOR >= 4
   chunk.test_chunk_value = 1234;
 #endif
   return chunk;
 }
+
+// The step's device_to_host_bytes after the call (the host sets
+// ALGENTA_BYTES_NOT_REPORTED before it).
+std::uint64_t last_transfer = 0;
 
 AlgentaError* step(const AlgentaPluginV1& table, AlgentaEngine* engine,
                    std::vector<AlgentaSequenceChunk>& chunks, std::vector<int32_t>& next,
@@ -128,7 +135,10 @@ AlgentaError* step(const AlgentaPluginV1& table, AlgentaEngine* engine,
   args.chunk_count = chunks.size();
   args.chunk_stride = stride;
   args.next_tokens = next.data();
-  return table.engine_step(&args);
+  args.device_to_host_bytes = ALGENTA_BYTES_NOT_REPORTED;
+  AlgentaError* error = table.engine_step(&args);
+  last_transfer = args.device_to_host_bytes;
+  return error;
 }
 
 // Chunk 2 of three asks for a sampled token: the echo plugin "draws" the
@@ -184,6 +194,12 @@ void drive(const AlgentaPluginV1& table, Mode mode) {
          "step over chunks walked by stride " + std::to_string(sizeof(AlgentaSequenceChunk)) +
              " (1.0 chunk is " + std::to_string(ALGENTA_SequenceChunk_STRUCT_SIZE_1_0) + " bytes)");
   if (error != nullptr) loader::take_error(table, error);
+  if (mode == Mode::reports_transfers) {
+    expect(last_transfer == 0, "the 1.3 plugin reports the step's transfers (0 bytes, no device)");
+  } else {
+    expect(last_transfer == ALGENTA_BYTES_NOT_REPORTED,
+           "an older plugin leaves the 1.3 transfer count as not reported");
+  }
   step_with_sampling(table, opened, chunks);
 
   expect_refused(table, step(table, opened.engine, chunks, next, 8),
@@ -219,8 +235,11 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[2], "takes-tables") == 0) mode = Mode::takes_tables;
   if (argc == 3 && std::strcmp(argv[2], "takes-tables-and-sampling") == 0)
     mode = Mode::takes_tables_and_sampling;
+  if (argc == 3 && std::strcmp(argv[2], "reports-transfers") == 0) mode = Mode::reports_transfers;
   if (!mode) {
-    std::fprintf(stderr, "usage: %s PLUGIN.so declines|takes-tables|takes-tables-and-sampling\n",
+    std::fprintf(stderr,
+                 "usage: %s PLUGIN.so declines|takes-tables|takes-tables-and-sampling|"
+                 "reports-transfers\n",
                  argv[0]);
     return 2;
   }

@@ -345,6 +345,9 @@ def test_a_synthetic_run_on_the_oracle_writes_the_whole_document(host, tiny_conf
     assert cell["mean_decode_context"] == 10
     assert is_positive_number(cell["decode_bytes_per_token"])
     assert cell["bandwidth_fraction"] is None and cell["peak_device_memory_bytes"] is None
+    # ABI 1.3: the oracle reports its transfers, and a CPU engine copies nothing from a device
+    assert cell["device_to_host_bytes_per_decode_step"]["median"] == 0
+    assert cell["device_to_host_bytes_per_decode_step"]["values"] == [0, 0]
 
     table = r.stdout.splitlines()
     assert table[0].startswith("bench: cpu_oracle (sha256 ") and "precision exact" in table[0]
@@ -352,6 +355,7 @@ def test_a_synthetic_run_on_the_oracle_writes_the_whole_document(host, tiny_conf
     assert table[2].split()[:3] == ["8", "4", "1"]
     assert "stream read bandwidth: not available" in r.stdout
     assert "cold start: not measured" in r.stdout
+    assert "device-to-host bytes per decode step (the engine's report): L=8 C=1: 0 B" in r.stdout
 
 
 def test_sequences_decoded_together_are_one_cell_each_concurrency(host, tiny_config, tmp_path):

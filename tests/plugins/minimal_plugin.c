@@ -170,6 +170,10 @@ static AlgentaError* engine_step(AlgentaEngineStep_Args* args) {
         ALGENTA_ELEMENT_AT(AlgentaSequenceChunk, args->chunks, args->chunk_stride, i);
     args->next_tokens[i] = echo_next(chunk);
   }
+#if ALGENTA_ABI_MINOR >= 3
+  /* No device: nothing was copied from one. */
+  if (ALGENTA_STRUCT_HAS(args, AlgentaEngineStep_Args, device_to_host_bytes)) args->device_to_host_bytes = 0;
+#endif
   return NULL;
 }
 static AlgentaError* sequences_free(AlgentaSequencesFree_Args* args) {

@@ -1,7 +1,7 @@
 // The ABI's own rules, as both sides apply them: the host checks a table
 // against the sizes ABI 1.0 defines and walks arrays by their stride; a
 // plugin checks Args against 1.0 sizes and walks chunks by the caller's
-// stride; close reports failure; a 1.2 host refuses a plugin needing 1.3.
+// stride; close reports failure; a 1.3 host refuses a plugin needing 1.4.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -39,6 +39,7 @@ struct FakeEngine {
     return engine;
   }
   void step(AlgentaEngineStep_Args&) {}
+  std::uint64_t device_to_host_bytes() const { return 4096; }
   void free_sequences(const AlgentaSequencesFree_Args&) {}
   void report_memory(AlgentaMemoryReport_Args&) {}
   void close() {
@@ -141,7 +142,7 @@ TEST_CASE("the host refuses tables that break the ABI, naming the field and the 
   SECTION("a table that needs a later minor names both versions") {
     table.abi_minor = ALGENTA_ABI_MINOR + 1;
     CHECK_THAT(table_refusal(table),
-               Contains("needs ABI 1.3; this host provides ABI 1.2"));
+               Contains("needs ABI 1.4; this host provides ABI 1.3"));
   }
 }
 
@@ -164,6 +165,27 @@ TEST_CASE("a plugin checks Args against ABI 1.0 sizes and close reports failure"
   CHECK(failure->code == ALGENTA_STATUS_DEVICE);
   CHECK(failure->message == "device fault on close");
   CHECK(FakeEngine::closed == closed_before + 1);
+}
+
+TEST_CASE("a step reports its transfers only to a caller whose Args has the 1.3 field", "[abi]") {
+  const AlgentaPluginV1 table = valid_table();
+  AlgentaEngineOpen_Args open{};
+  open.struct_size = ALGENTA_EngineOpen_Args_STRUCT_SIZE;
+  REQUIRE(table.engine_open(&open) == nullptr);
+  AlgentaEngineStep_Args step{};
+  step.engine = open.engine;
+  step.device_to_host_bytes = ALGENTA_BYTES_NOT_REPORTED;
+  SECTION("a 1.0 caller's struct ends before the field: left alone") {
+    step.struct_size = ALGENTA_EngineStep_Args_STRUCT_SIZE_1_0;
+    REQUIRE(table.engine_step(&step) == nullptr);
+    CHECK(step.device_to_host_bytes == ALGENTA_BYTES_NOT_REPORTED);
+  }
+  SECTION("a 1.3 caller gets the engine's count") {
+    step.struct_size = ALGENTA_EngineStep_Args_STRUCT_SIZE_1_3;
+    REQUIRE(table.engine_step(&step) == nullptr);
+    CHECK(step.device_to_host_bytes == 4096);
+  }
+  CHECK_FALSE(loader::close_engine(table, open.engine).has_value());
 }
 
 TEST_CASE("the step planner walks chunks by the caller's stride", "[abi]") {
@@ -199,18 +221,18 @@ TEST_CASE("the step planner walks chunks by the caller's stride", "[abi]") {
   }
 }
 
-TEST_CASE("a 1.2 host refuses a plugin that needs ABI 1.3, naming both versions", "[abi][loader]") {
+TEST_CASE("a 1.3 host refuses a plugin that needs ABI 1.4, naming both versions", "[abi][loader]") {
   test::TempDir dir;
-  const fs::path file = dir.path() / "libacme_abi13.so";
-  fs::copy_file(test::test_plugin_dir() / "libacme_abi13.so", file);
-  manifest::PluginEntry entry = test::entry_for_file(file, "acme_abi13", "engine", "sm_86");
+  const fs::path file = dir.path() / "libacme_abi14.so";
+  fs::copy_file(test::test_plugin_dir() / "libacme_abi14.so", file);
+  manifest::PluginEntry entry = test::entry_for_file(file, "acme_abi14", "engine", "sm_86");
   SECTION("declared in the manifest") {
-    entry.abi_minor = 3;
+    entry.abi_minor = 4;
     REQUIRE_THROWS_WITH(loader::load_verified_plugin(dir.path(), entry),
-                        Contains("declares ABI 1.3; this host provides ABI 1.2"));
+                        Contains("declares ABI 1.4; this host provides ABI 1.3"));
   }
   SECTION("found in the plugin's table") {
     REQUIRE_THROWS_WITH(loader::load_verified_plugin(dir.path(), entry),
-                        Contains("needs ABI 1.3; this host provides ABI 1.2"));
+                        Contains("needs ABI 1.4; this host provides ABI 1.3"));
   }
 }

@@ -1,5 +1,5 @@
 /*
- * algenta plugin ABI 1.2: the only interface between algenta-host and an engine.
+ * algenta plugin ABI 1.3: the only interface between algenta-host and an engine.
  *
  * Plain C, no exceptions, no C++ types. Modelled on PJRT's C API
  * (pjrt_c_api.h): every call takes one `*_Args` struct that starts with
@@ -55,7 +55,7 @@ extern "C" {
 #endif
 
 #define ALGENTA_ABI_MAJOR 1
-#define ALGENTA_ABI_MINOR 2
+#define ALGENTA_ABI_MINOR 3
 
 /* The single exported symbol of a plugin. */
 #define ALGENTA_PLUGIN_ENTRY_SYMBOL "algenta_plugin_entry"
@@ -436,7 +436,14 @@ typedef struct AlgentaSequenceChunk {
  * of every sequence is as it was before the call (a refused step, e.g. a full
  * cache or a position past the context, can be retried smaller); outputs are
  * unspecified. A DEVICE or INTERNAL failure may leave the engine unusable:
- * the host then only closes it. */
+ * the host then only closes it.
+ *
+ * Transfers (1.3): device_to_host_bytes is what the step copied from device
+ * memory to host memory (logits, tokens, logprobs: every byte of every
+ * copy), so a host can tell whether logits stay on the device; 0 for an
+ * engine without a device. The host sets ALGENTA_BYTES_NOT_REPORTED before
+ * the call; an engine before 1.3 leaves it so. */
+#define ALGENTA_BYTES_NOT_REPORTED UINT64_MAX
 typedef struct AlgentaEngineStep_Args {
   size_t struct_size;
   const AlgentaExtension* extension;
@@ -447,10 +454,14 @@ typedef struct AlgentaEngineStep_Args {
   int32_t* next_tokens;   /* out: chunk_count ids, non-NULL */
   float* logits;          /* out: NULL when no chunk asks for logits */
   size_t logits_capacity; /* floats available at `logits` */
+  /* 1.3 */
+  uint64_t device_to_host_bytes; /* out; see above */
 } AlgentaEngineStep_Args;
 #define ALGENTA_EngineStep_Args_STRUCT_SIZE_1_0 \
   ALGENTA_STRUCT_SIZE(AlgentaEngineStep_Args, logits_capacity)
-#define ALGENTA_EngineStep_Args_STRUCT_SIZE ALGENTA_EngineStep_Args_STRUCT_SIZE_1_0
+#define ALGENTA_EngineStep_Args_STRUCT_SIZE_1_3 \
+  ALGENTA_STRUCT_SIZE(AlgentaEngineStep_Args, device_to_host_bytes)
+#define ALGENTA_EngineStep_Args_STRUCT_SIZE ALGENTA_EngineStep_Args_STRUCT_SIZE_1_3
 
 /* sequences_free: forgets the listed sequences and frees their KV blocks.
  * Unknown ids are ignored. Failure (only for malformed Args): nothing freed.

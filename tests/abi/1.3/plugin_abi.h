@@ -1,12 +1,10 @@
 /*
- * TEST HEADER, not an ABI: ABI 1.2 with fields appended as a minor version
- * 1.3 would append them (an open field in and out, a chunk field). Tests
- * build a host and a plugin against it to check the version rules: a newer
- * host loads and drives plugins built from the frozen 1.0, 1.1 and 1.2
- * copies, and a 1.2 host refuses a plugin that needs 1.3.
+ * FROZEN COPY of ABI 1.3 (core/include/algenta/plugin_abi.h as released).
+ * Never edit: tests build a plugin from it and pin its layout, so any change
+ * to a 1.0, 1.1, 1.2 or 1.3 struct in the live header shows up as a failing test.
  */
 /*
- * algenta plugin ABI 1.2: the only interface between algenta-host and an engine.
+ * algenta plugin ABI 1.3: the only interface between algenta-host and an engine.
  *
  * Plain C, no exceptions, no C++ types. Modelled on PJRT's C API
  * (pjrt_c_api.h): every call takes one `*_Args` struct that starts with
@@ -317,9 +315,6 @@ typedef struct AlgentaEngineOpen_Args {
                                  with chunks; 0 = it samples from logits itself.
                                  Other values: INVALID_ARGUMENT */
   uint32_t sampling_accepted; /* out: 1 = the engine draws sampled tokens */
-  /* 1.3 (test only) */
-  uint32_t test_open_in;  /* in */
-  uint32_t test_open_out; /* out */
 } AlgentaEngineOpen_Args;
 #define ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_0 \
   ALGENTA_STRUCT_SIZE(AlgentaEngineOpen_Args, max_weight_rounding)
@@ -327,9 +322,7 @@ typedef struct AlgentaEngineOpen_Args {
   ALGENTA_STRUCT_SIZE(AlgentaEngineOpen_Args, kv_blocks_total)
 #define ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_2 \
   ALGENTA_STRUCT_SIZE(AlgentaEngineOpen_Args, sampling_accepted)
-#define ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_3 \
-  ALGENTA_STRUCT_SIZE(AlgentaEngineOpen_Args, test_open_out)
-#define ALGENTA_EngineOpen_Args_STRUCT_SIZE ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_3
+#define ALGENTA_EngineOpen_Args_STRUCT_SIZE ALGENTA_EngineOpen_Args_STRUCT_SIZE_1_2
 
 /* Which logits a chunk asks for. */
 typedef enum AlgentaLogitsRequest {
@@ -433,17 +426,13 @@ typedef struct AlgentaSequenceChunk {
   uint32_t block_count;
   /* 1.2 */
   const AlgentaSampling* sampling; /* NULL = greedy; see above */
-  /* 1.3 (test only) */
-  uint64_t test_chunk_value;
 } AlgentaSequenceChunk;
 #define ALGENTA_SequenceChunk_STRUCT_SIZE_1_0 \
   ALGENTA_STRUCT_SIZE(AlgentaSequenceChunk, want_logits)
 #define ALGENTA_SequenceChunk_STRUCT_SIZE_1_1 \
   ALGENTA_STRUCT_SIZE(AlgentaSequenceChunk, block_count)
 #define ALGENTA_SequenceChunk_STRUCT_SIZE_1_2 ALGENTA_STRUCT_SIZE(AlgentaSequenceChunk, sampling)
-#define ALGENTA_SequenceChunk_STRUCT_SIZE_1_3 \
-  ALGENTA_STRUCT_SIZE(AlgentaSequenceChunk, test_chunk_value)
-#define ALGENTA_SequenceChunk_STRUCT_SIZE ALGENTA_SequenceChunk_STRUCT_SIZE_1_3
+#define ALGENTA_SequenceChunk_STRUCT_SIZE ALGENTA_SequenceChunk_STRUCT_SIZE_1_2
 
 /* engine_step: runs one ragged batch; at most one chunk per sequence.
  * Success: next_tokens[i] is the greedy token after chunk i's last position
@@ -452,7 +441,14 @@ typedef struct AlgentaSequenceChunk {
  * of every sequence is as it was before the call (a refused step, e.g. a full
  * cache or a position past the context, can be retried smaller); outputs are
  * unspecified. A DEVICE or INTERNAL failure may leave the engine unusable:
- * the host then only closes it. */
+ * the host then only closes it.
+ *
+ * Transfers (1.3): device_to_host_bytes is what the step copied from device
+ * memory to host memory (logits, tokens, logprobs: every byte of every
+ * copy), so a host can tell whether logits stay on the device; 0 for an
+ * engine without a device. The host sets ALGENTA_BYTES_NOT_REPORTED before
+ * the call; an engine before 1.3 leaves it so. */
+#define ALGENTA_BYTES_NOT_REPORTED UINT64_MAX
 typedef struct AlgentaEngineStep_Args {
   size_t struct_size;
   const AlgentaExtension* extension;
@@ -463,10 +459,14 @@ typedef struct AlgentaEngineStep_Args {
   int32_t* next_tokens;   /* out: chunk_count ids, non-NULL */
   float* logits;          /* out: NULL when no chunk asks for logits */
   size_t logits_capacity; /* floats available at `logits` */
+  /* 1.3 */
+  uint64_t device_to_host_bytes; /* out; see above */
 } AlgentaEngineStep_Args;
 #define ALGENTA_EngineStep_Args_STRUCT_SIZE_1_0 \
   ALGENTA_STRUCT_SIZE(AlgentaEngineStep_Args, logits_capacity)
-#define ALGENTA_EngineStep_Args_STRUCT_SIZE ALGENTA_EngineStep_Args_STRUCT_SIZE_1_0
+#define ALGENTA_EngineStep_Args_STRUCT_SIZE_1_3 \
+  ALGENTA_STRUCT_SIZE(AlgentaEngineStep_Args, device_to_host_bytes)
+#define ALGENTA_EngineStep_Args_STRUCT_SIZE ALGENTA_EngineStep_Args_STRUCT_SIZE_1_3
 
 /* sequences_free: forgets the listed sequences and frees their KV blocks.
  * Unknown ids are ignored. Failure (only for malformed Args): nothing freed.

@@ -128,6 +128,16 @@ TEST_CASE("a 1.2 engine that takes engine sampling draws a sampled chunk's token
                       Catch::Contains("the engine does not sample"));
 }
 
+TEST_CASE("a step's device-to-host bytes come from a 1.3 engine, none from an older one",
+          "[serve][abi]") {
+  EchoSession current("acme_echo_1_3", true, /*offer_sampling=*/false);
+  const host::StepResult reported = step_with_table(*current.session);
+  REQUIRE(reported.device_to_host_bytes.has_value());
+  CHECK(*reported.device_to_host_bytes == 0);  // the echo engine has no device
+  EchoSession older("acme_echo_1_2", true, /*offer_sampling=*/false);
+  CHECK_FALSE(step_with_table(*older.session).device_to_host_bytes.has_value());
+}
+
 TEST_CASE("a 1.1 engine leaves the sampling offer unanswered: the host samples", "[serve][abi]") {
   EchoSession echo("acme_echo_1_1", true, /*offer_sampling=*/true);
   CHECK_FALSE(echo.session->engine_samples());
