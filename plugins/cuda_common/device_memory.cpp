@@ -28,14 +28,6 @@ std::string byte_text(std::uint64_t bytes) {
   return text;
 }
 
-PinnedHostBuffer::PinnedHostBuffer(std::size_t bytes, const std::string& what) : size_(bytes) {
-  check_cuda(cudaMallocHost(&data_, bytes), what + " (" + byte_text(bytes) + " of page-locked host memory)");
-}
-
-PinnedHostBuffer::~PinnedHostBuffer() {
-  if (data_ != nullptr) cudaFreeHost(data_);
-}
-
 DeviceArena::~DeviceArena() {
   if (base_ != nullptr) cudaFree(base_);
 }

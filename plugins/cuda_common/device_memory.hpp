@@ -51,26 +51,4 @@ class DeviceArena {
   std::size_t size_ = 0;
 };
 
-// Page-locked host memory (cudaMallocHost): a device-to-host copy into it
-// runs at the link's speed instead of through the driver's staging copies.
-class PinnedHostBuffer {
- public:
-  PinnedHostBuffer() = default;
-  // OUT_OF_MEMORY names `what` and the bytes.
-  PinnedHostBuffer(std::size_t bytes, const std::string& what);
-  ~PinnedHostBuffer();
-  PinnedHostBuffer(const PinnedHostBuffer&) = delete;
-  PinnedHostBuffer& operator=(const PinnedHostBuffer&) = delete;
-
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(data_);
-  }
-  std::size_t bytes() const noexcept { return size_; }
-
- private:
-  void* data_ = nullptr;
-  std::size_t size_ = 0;
-};
-
 }  // namespace algenta::cuda
