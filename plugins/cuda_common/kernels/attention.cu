@@ -150,12 +150,27 @@ struct DecodeStage {
   static constexpr int kWidth = kVec ? 4 : 1;  // floats per load
 };
 
+// What one load moves: 16 bytes, or one float.
+template <bool kVec>
+using ChunkOf = typename std::conditional<kVec, float4, float>::type;
+
+// sums[c] += q.c * k.c by component (one sum for a scalar chunk).
+__device__ __forceinline__ void add_products(float4 q, float4 k, float (&sums)[4]) {
+  sums[0] = __fmaf_rn(q.x, k.x, sums[0]);
+  sums[1] = __fmaf_rn(q.y, k.y, sums[1]);
+  sums[2] = __fmaf_rn(q.z, k.z, sums[2]);
+  sums[3] = __fmaf_rn(q.w, k.w, sums[3]);
+}
+__device__ __forceinline__ void add_products(float q, float k, float (&sums)[4]) {
+  sums[0] = __fmaf_rn(q, k, sums[0]);
+}
+
 // rows [0, count) of `source` (rows of hd floats, contiguous) into `stage`
 // rows of `pitch` floats, by the whole warp.
 template <bool kVec>
 __device__ void copy_rows(const float* source, int count, int hd, int pitch, float* stage) {
   constexpr int kWidth = DecodeStage<kVec>::kWidth;
-  using Chunk = typename std::conditional<kVec, float4, float>::type;
+  using Chunk = ChunkOf<kVec>;
   constexpr int kCopyLoads = 16;  // loads in flight per lane
   const int per_row = hd / kWidth;
   const int total = count * per_row;
@@ -185,12 +200,8 @@ __device__ void copy_rows(const float* source, int count, int hd, int pitch, flo
 __device__ __forceinline__ float dot_product_vec4(const float* query, const float* key, int hd) {
   float sums[4] = {0.f, 0.f, 0.f, 0.f};
   for (int d = 0; d < hd; d += 4) {
-    const float4 q = *reinterpret_cast<const float4*>(query + d);
-    const float4 k = *reinterpret_cast<const float4*>(key + d);
-    sums[0] = __fmaf_rn(q.x, k.x, sums[0]);
-    sums[1] = __fmaf_rn(q.y, k.y, sums[1]);
-    sums[2] = __fmaf_rn(q.z, k.z, sums[2]);
-    sums[3] = __fmaf_rn(q.w, k.w, sums[3]);
+    add_products(*reinterpret_cast<const float4*>(query + d),
+                 *reinterpret_cast<const float4*>(key + d), sums);
   }
   return __fadd_rn(__fadd_rn(sums[0], sums[1]), __fadd_rn(sums[2], sums[3]));
 }
@@ -305,7 +316,7 @@ template <bool kVec>
 __device__ void stage_tile(const PagedKv& kv, int slot, int kv_head, int block, int count,
                            float* key_tile, float* value_tile) {
   constexpr int kWidth = DecodeStage<kVec>::kWidth;
-  using Chunk = typename std::conditional<kVec, float4, float>::type;
+  using Chunk = ChunkOf<kVec>;
   const Chunk* keys = reinterpret_cast<const Chunk*>(block_base(kv.keys, kv, slot, kv_head, block));
   const Chunk* values =
       reinterpret_cast<const Chunk*>(block_base(kv.values, kv, slot, kv_head, block));
@@ -420,20 +431,6 @@ constexpr int kDecodeKeyChunks = kDecodePassChunks / kDecodeLanesPerKey;  // per
 static_assert(kKvBlockTokens % kDecodeKeysPerWarp == 0, "a warp's keys lie in one KV block");
 static_assert(kDecodeWarps <= 32, "one lane per warp merges the warps' maxima");
 static_assert(kMaxHeadDim <= kDecodeWarps * 32, "a thread per dimension merges the warps");
-
-template <bool kVec>
-using ChunkOf = typename std::conditional<kVec, float4, float>::type;
-
-// sums[c] += q.c * k.c by component (one sum for a scalar chunk).
-__device__ __forceinline__ void add_products(float4 q, float4 k, float (&sums)[4]) {
-  sums[0] = __fmaf_rn(q.x, k.x, sums[0]);
-  sums[1] = __fmaf_rn(q.y, k.y, sums[1]);
-  sums[2] = __fmaf_rn(q.z, k.z, sums[2]);
-  sums[3] = __fmaf_rn(q.w, k.w, sums[3]);
-}
-__device__ __forceinline__ void add_products(float q, float k, float (&sums)[4]) {
-  sums[0] = __fmaf_rn(q, k, sums[0]);
-}
 
 // acc += weight * value, component by component.
 __device__ __forceinline__ void add_weighted(float weight, float4 value, float4& acc) {

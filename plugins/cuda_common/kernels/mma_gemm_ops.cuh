@@ -74,6 +74,14 @@ __device__ __forceinline__ void load16(const T* p, int valid, Sixteen<T>& out) {
   }
 }
 
+// Rows of x (fp32) and w (Element) may be read 16 bytes at a time: both
+// bases 16-byte aligned and K a multiple of 8. Both load paths give the same bits.
+template <typename Element>
+bool gemm_rows_aligned(const float* x, const Element* w, int K) {
+  return K % 8 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(w) % 16 == 0;
+}
+
 // The planted gemm_lo engine drops the lo halves under the exact policy.
 #if defined(ALGENTA_CUDA_PLANTED_BUG) && ALGENTA_CUDA_PLANTED_BUG == 4
 inline constexpr bool kPlantedDropsLo = true;

@@ -126,17 +126,17 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
       for (int u = 0; u < kDepth; ++u) {
         const int k = k0 + u * kStride + 16 * t;
         const int valid = K - k;  // <= 0 past the end: nothing is read
-        load16<Element, kVec>(w_top != nullptr ? w_top + k : w,
-                                     w_top != nullptr ? valid : 0, top[u]);
+        load16<Element, kVec>(w_top != nullptr ? w_top + k : w, w_top != nullptr ? valid : 0,
+                              top[u]);
         if constexpr (kTile == 16) {
           load16<Element, kVec>(w_bottom != nullptr ? w_bottom + k : w,
-                                       w_bottom != nullptr ? valid : 0, bottom[u]);
+                                w_bottom != nullptr ? valid : 0, bottom[u]);
         }
 #pragma unroll
         for (int group = 0; group < kGroups; ++group) {
           const float* row = x_rows[group];
           load16<float, kVec>(row != nullptr ? row + k : x, row != nullptr ? valid : 0,
-                                     xv[u][group]);
+                              xv[u][group]);
         }
       }
 #pragma unroll
@@ -205,18 +205,11 @@ void launch_mma_gemm_stream_tile(const float* x, const Element* w, float* y, int
   }
 }
 
-// 16-byte loads where rows of x and w start 16-byte aligned; both give the same bits.
-template <typename Element>
-bool stream_aligned(const float* x, const Element* w, int K) {
-  return K % 8 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
-         reinterpret_cast<uintptr_t>(w) % 16 == 0;
-}
-
 template <typename Element, bool kLo>
 void launch_mma_gemm_stream(const float* x, const Element* w, float* y, int M, int N, int K,
                             cudaStream_t stream) {
   const bool wide = N >= 256 * 16;
-  if (stream_aligned(x, w, K)) {
+  if (gemm_rows_aligned(x, w, K)) {
     if (wide) launch_mma_gemm_stream_tile<Element, true, 16, kLo>(x, w, y, M, N, K, stream);
     else launch_mma_gemm_stream_tile<Element, true, 8, kLo>(x, w, y, M, N, K, stream);
   } else {
@@ -231,7 +224,7 @@ void launch_mma_gemm_stream(const float* x, const Element* w, float* y, int M, i
 template <typename Element, bool kLo>
 void launch_mma_gemm_stream_swiglu(const float* x, const Element* w, float* activation, int M,
                                    int units, int K, cudaStream_t stream) {
-  if (stream_aligned(x, w, K))
+  if (gemm_rows_aligned(x, w, K))
     launch_mma_gemm_stream_tile<Element, true, 16, kLo, true>(x, w, activation, M, units, K, stream);
   else
     launch_mma_gemm_stream_tile<Element, false, 16, kLo, true>(x, w, activation, M, units, K, stream);

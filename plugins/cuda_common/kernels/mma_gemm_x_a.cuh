@@ -130,9 +130,7 @@ void launch_mma_gemm_x_a_rows(const float* x, const Element* w, float* y, int M,
 template <typename Element, bool kLo>
 void launch_mma_gemm_x_a(const float* x, const Element* w, float* y, int M, int N, int K,
                          cudaStream_t stream) {
-  const bool aligned = K % 8 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
-                       reinterpret_cast<uintptr_t>(w) % 16 == 0;
-  if (aligned)
+  if (gemm_rows_aligned(x, w, K))
     launch_mma_gemm_x_a_rows<Element, true, kLo>(x, w, y, M, N, K, stream);
   else
     launch_mma_gemm_x_a_rows<Element, false, kLo>(x, w, y, M, N, K, stream);
