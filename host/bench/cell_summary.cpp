@@ -1,5 +1,6 @@
 #include "bench/cell_summary.hpp"
 
+#include <algorithm>
 #include <functional>
 
 namespace algenta::host::bench {
@@ -38,14 +39,14 @@ CellSummary summarize(const CellResult& cell, const DecodeBytes* bytes,
         mean_decode_bytes(*bytes, cell.prompt_tokens, cell.generated_tokens) - weights +
         weights / static_cast<double>(cell.concurrency);
   }
-  Figure downloads;
-  for (const std::optional<double>& bytes_per_step : cell.decode_device_to_host_bytes) {
-    if (!bytes_per_step) break;
-    downloads.values.push_back(*bytes_per_step);
-  }
-  if (!downloads.values.empty() && downloads.values.size() == cell.decode_device_to_host_bytes.size()) {
-    downloads.spread = spread_of(downloads.values);
-    s.device_to_host_bytes_per_step = downloads;
+  // Only when every timed run had the engine's report.
+  const auto& downloads = cell.decode_device_to_host_bytes;
+  if (!downloads.empty() &&
+      std::all_of(downloads.begin(), downloads.end(), [](const auto& v) { return v.has_value(); })) {
+    Figure figure;
+    for (const std::optional<double>& bytes_per_step : downloads) figure.values.push_back(*bytes_per_step);
+    figure.spread = spread_of(figure.values);
+    s.device_to_host_bytes_per_step = figure;
   }
   if (s.decode_bytes_per_token && bandwidth.available) {
     const double bytes_per_second = bandwidth.gbytes_per_s * 1e9;
