@@ -236,19 +236,10 @@ if [[ "${GUARD:-1}" == 1 ]]; then
   while read -r config shapes gen; do
     name=$(basename "$(dirname "$config")")
     run_logged "guard_bench_$name" h bench --plugin cuda_sm90a --synthetic-weights 1 --config "$config" \
-      --shapes "$shapes" --gen "$gen" --runs 3 --precision "$policy" --json "$results/guard/$name.json"
+      --shapes "$shapes" --gen "$gen" --runs 3 --precision "$policy" --json "$results/guard/$name.json" </dev/null
     benched=1
-  done < <("$python" - "$policy" "$card" docs/bench/baseline/*.json <<'PY'
-import json, sys
-policy, card = sys.argv[1], sys.argv[2]
-for path in sys.argv[3:]:
-    run = json.load(open(path))
-    gpus = run.get("host", {}).get("gpus") or [{}]
-    if run.get("precision") == policy and gpus[0].get("name") == card:
-        s = run["settings"]
-        print(run["weights"]["config"], ",".join(map(str, s["shapes"])), ",".join(map(str, s["gen"])))
-PY
-  )
+  done < <("$python" tests/tools/bench_guard.py --baseline docs/bench/baseline --configs-for "$card" \
+             --precision "$policy")
   if [[ $benched == 1 ]]; then
     run_logged bench_guard "$python" tests/tools/bench_guard.py --baseline docs/bench/baseline \
       --results "$results/guard" --precision "$policy"

@@ -118,3 +118,18 @@ def test_the_committed_baseline_holds_against_itself(capsys):
     out = capsys.readouterr().out
     # Qwen3-0.6B: decode 256, prefill 1024, ttft 256; Llama-3.2-1B: decode 256, prefill 1024
     assert "5 of 5 must-reach cells held" in out
+
+
+def test_the_configs_to_bench_again_are_those_of_this_card_and_policy(tmp_path, capsys):
+    runs = [bench_run("Qwen3-0.6B"), bench_run("Llama-3.2-1B", card="NVIDIA H200"),
+            bench_run("Qwen2.5-7B", precision="bf16")]
+    for run in runs:
+        run["settings"] = {"shapes": [256, 1024], "gen": [64]}
+    base = write(tmp_path / "base", runs)
+    assert bench_guard.main(["--baseline", base, "--configs-for", "NVIDIA H100 80GB HBM3"]) == 0
+    assert capsys.readouterr().out == "tests/fixtures/configs/Qwen3-0.6B/config.json 256,1024 64\n"
+    assert bench_guard.main(["--baseline", base, "--configs-for", "NVIDIA H100 80GB HBM3",
+                             "--precision", "bf16"]) == 0
+    assert capsys.readouterr().out == "tests/fixtures/configs/Qwen2.5-7B/config.json 256,1024 64\n"
+    assert bench_guard.main(["--baseline", base, "--configs-for", "NVIDIA A100"]) == 0
+    assert capsys.readouterr().out == ""

@@ -11,6 +11,10 @@ status: 0 every baseline cell of this card and policy was measured and held;
 (no baseline for this card and policy, or no results).
 
   bench_guard.py --baseline DIR --results DIR [--precision exact] [--tolerance 0.05]
+  bench_guard.py --baseline DIR --configs-for CARD [--precision exact]
+The second form prints what to bench again on CARD, a line per baseline run
+of that card and policy: its config.json, its prompt lengths and its
+generated-token counts (comma-separated), for tests/gpu/run.sh.
 """
 import argparse
 import glob
@@ -55,14 +59,19 @@ def median(value):
     return value.get("median") if isinstance(value, dict) else value
 
 
-def figures(paths, precision):
-    """{(card, model, prompt tokens, figure): median} of the batch-1 cells."""
-    found = {}
-    for path in paths:
+def bench_runs(folder, precision):
+    """The bench JSON runs in `folder` of this precision policy, by path."""
+    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
         with open(path) as f:
             run = json.load(f)
-        if run.get("schema") != "algenta.bench/2" or run.get("precision") != precision:
-            continue
+        if run.get("schema") == "algenta.bench/2" and run.get("precision") == precision:
+            yield run
+
+
+def figures(folder, precision):
+    """{(card, model, prompt tokens, figure): median} of the batch-1 cells."""
+    found = {}
+    for run in bench_runs(folder, precision):
         card, model = card_of(run), model_of(run)
         for cell in run.get("cells", []):
             if cell.get("concurrency") != 1:
@@ -97,14 +106,23 @@ def compare(baseline, results, tolerance):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", required=True, help="folder of committed bench JSON")
-    parser.add_argument("--results", required=True, help="folder of this run's bench JSON")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--results", help="folder of this run's bench JSON")
+    what.add_argument("--configs-for", metavar="CARD", help="print what to bench again on CARD")
     parser.add_argument("--precision", default="exact", choices=["exact", "bf16"])
     parser.add_argument("--tolerance", type=float, default=0.05)
     args = parser.parse_args(argv)
     if not 0.0 <= args.tolerance < 1.0:
         parser.error(f"--tolerance must be in [0, 1), not {args.tolerance}")
-    baseline = figures(sorted(glob.glob(os.path.join(args.baseline, "*.json"))), args.precision)
-    results = figures(sorted(glob.glob(os.path.join(args.results, "*.json"))), args.precision)
+    if args.configs_for is not None:
+        for run in bench_runs(args.baseline, args.precision):
+            if card_of(run) == args.configs_for:
+                settings = run["settings"]
+                print(run["weights"]["config"], ",".join(map(str, settings["shapes"])),
+                      ",".join(map(str, settings["gen"])))
+        return 0
+    baseline = figures(args.baseline, args.precision)
+    results = figures(args.results, args.precision)
     if not results:
         print(f"bench_guard: no {args.precision} bench results in {args.results}")
         return 2
