@@ -149,7 +149,6 @@ CudaEngine::CudaEngine(checkpoint::ResidentCheckpoint checkpoint, const decoder:
   // Defined contents everywhere, though only written slots are ever read.
   check_cuda(cudaMemsetAsync(kv_pool_.base, 0, kv_arena_.bytes(), stream_), "clearing the KV cache");
   upload_rope_tables();
-  check_cuda(prepare_attention_decode(), "preparing the decode attention kernels");
   gemm_ = std::make_unique<LtGemm>(element_cuda_type(), workspace_.at<void>(workspace_.gemm),
                                    kGemmWorkspaceBytes);
   const int hidden = static_cast<int>(shape_.hidden);

@@ -40,21 +40,15 @@ constexpr const char* kPluginName = TargetPolicy::kPluginName;
 constexpr AlgentaKernelInfo kKernels[] = {
     ALGENTA_KERNEL("embed_kernel", "embedding", "rmsnorm.cu"),
     ALGENTA_KERNEL("rmsnorm_residual_kernel", "norm", "rmsnorm.cu"),
-#if ALGENTA_CUDA_CANDIDATE_KERNELS
-    ALGENTA_KERNEL("mma_gemm_weights_a_kernel", "gemm", "mma_gemm.cu"),
-#else
-    ALGENTA_KERNEL("mma_gemm_kernel", "gemm", "mma_gemm.cu"),
-#endif
+    ALGENTA_KERNEL("mma_gemm_stream_kernel", "gemm", "mma_gemm.cu"),
     ALGENTA_KERNEL("cublasLt_matmul_pinned", "gemm", "../lt_gemm.cpp"),
     ALGENTA_KERNEL("split_hi_lo_kernel", "elementwise", "elementwise.cu"),
     ALGENTA_KERNEL("qkv_rope_cache_kernel", "rope", "qkv_rope_cache.cu"),
     ALGENTA_KERNEL("attention_prefill_tiled_kernel", "attention", "attention.cu"),
     ALGENTA_KERNEL("attention_prefill_kernel", "attention", "attention.cu"),
     ALGENTA_KERNEL("attention_decode_kernel", "attention", "attention.cu"),
-#if ALGENTA_CUDA_CANDIDATE_KERNELS
-    ALGENTA_KERNEL("attention_decode_group_kernel", "attention", "attention.cu"),
-    ALGENTA_KERNEL("greedy_argmax_kernel", "sampling", "greedy_argmax.cu"),
-#endif
+    ALGENTA_KERNEL("argmax_slices_kernel", "sampling", "greedy_argmax.cu"),
+    ALGENTA_KERNEL("argmax_rows_kernel", "sampling", "greedy_argmax.cu"),
     ALGENTA_KERNEL("swiglu_kernel", "activation", "elementwise.cu"),
     // Engine sampling (ABI 1.2): the host sampler's pipeline on the device.
     ALGENTA_KERNEL("sampler_prepare_kernel", "sampling", "sampler.cu"),

@@ -47,15 +47,10 @@ std::int32_t* DeviceForward::greedy_tokens() const {
   return ws_.at<std::int32_t>(ws_.greedy_tokens);
 }
 
+// The prefill GEMM: hi + lo carry the fp32 activations to tensor cores with
+// ~16 mantissa bits (exact); the bf16 policy takes hi alone.
 void DeviceForward::project(const float* input, const Element* weight, float* output, int rows,
-                            int n, int k, PassForm form, cudaStream_t stream) const {
-  if (form == PassForm::decode) {
-    check_launch(launch_mma_gemm_f32(input, weight, output, rows, n, k, lo_halves_, stream),
-                 "mma_gemm");
-    return;
-  }
-  // hi + lo carry the fp32 activations to tensor cores with ~16 mantissa
-  // bits (exact); the bf16 policy takes hi alone.
+                            int n, int k, cudaStream_t stream) const {
   Element* hi = ws_.at<Element>(ws_.hi);
   Element* lo = lo_halves_ ? ws_.at<Element>(ws_.lo) : nullptr;
   check_launch(launch_split_hi_lo(input, std::int64_t{rows} * k, hi, lo, stream), "split_hi_lo");
@@ -107,8 +102,8 @@ void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream,
   check_launch(launch_embed(weights_.embed_tokens(), this->rows(), rows, hidden, x, stream),
                "embed");
   for (std::size_t l = 0; l < shape_.layers; ++l) {
-    if (fuses(form)) {
-      fused_decode_layer(l, rows, splits, stream);
+    if (form == PassForm::decode) {
+      decode_layer(l, rows, splits, stream);
       continue;
     }
     const DeviceLayer w = weights_.layer(l);
@@ -116,72 +111,67 @@ void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream,
                                          nullptr, rows, hidden, shape_.rms_norm_eps, normed,
                                          stream),
                  "rmsnorm_residual");
-    project(normed, w.qkv, ws_.at<float>(ws_.qkv), rows, qkv_width, hidden, form, stream);
+    project(normed, w.qkv, ws_.at<float>(ws_.qkv), rows, qkv_width, hidden, stream);
     attend(l, rows, form, splits, stream);
-    project(ws_.at<float>(ws_.attention), w.o, delta, rows, hidden, q_dim, form, stream);
+    project(ws_.at<float>(ws_.attention), w.o, delta, rows, hidden, q_dim, stream);
     check_launch(launch_rmsnorm_residual(x, delta, w.o_bias, w.post_attention_norm, nullptr, rows,
                                          hidden, shape_.rms_norm_eps, normed, stream),
                  "rmsnorm_residual");
-    if (form == PassForm::decode) {
-      check_launch(launch_mma_gemm_gate_up_swiglu(normed, w.gate_up, activation, rows, inter, hidden,
-                                                  lo_halves_, stream),
-                   "mma_gemm (gate_up, SwiGLU)");
-    } else {
-      project(normed, w.gate_up, gate_up, rows, 2 * inter, hidden, form, stream);
-      check_launch(launch_swiglu(gate_up, rows, inter, activation, stream), "swiglu");
-    }
-    project(activation, w.down, delta, rows, hidden, inter, form, stream);
+    project(normed, w.gate_up, gate_up, rows, 2 * inter, hidden, stream);
+    check_launch(launch_swiglu(gate_up, rows, inter, activation, stream), "swiglu");
+    project(activation, w.down, delta, rows, hidden, inter, stream);
   }
 }
 
-bool DeviceForward::fuses(PassForm form) { return form == PassForm::decode && kFusedDecodeGemm; }
-
-// norm(x) w^T into output: one fused kernel for a few rows; past
-// kMaxFusedNormRows (each block would compute every row's norm) the norm
-// kernel first, which gives the same bits.
-void DeviceForward::normed_project(const float* norm_weight, const Element* weight, float* output,
-                                   int rows, int n, cudaStream_t stream) const {
-  const int hidden = static_cast<int>(shape_.hidden);
+// The decode GEMMs' input norm(x): the norm inside the GEMM for a few rows;
+// past kMaxFusedNormRows (each block would compute every row's norm) the
+// norm kernel first, which gives the same bits.
+DecodeGemmInput DeviceForward::normed_input(const float* norm_weight, int rows,
+                                            cudaStream_t stream) const {
   float* x = ws_.at<float>(ws_.x);
-  if (rows <= kMaxFusedNormRows) {
-    check_launch(launch_mma_gemm_normed(x, norm_weight, shape_.rms_norm_eps, weight, output, rows,
-                                        n, hidden, lo_halves_, stream),
-                 "mma_gemm (normed)");
-    return;
-  }
+  if (rows <= kMaxFusedNormRows) return {x, norm_weight, shape_.rms_norm_eps};
   float* normed = ws_.at<float>(ws_.normed);
-  check_launch(launch_rmsnorm_residual(x, nullptr, nullptr, norm_weight, nullptr, rows, hidden,
-                                       shape_.rms_norm_eps, normed, stream),
+  check_launch(launch_rmsnorm_residual(x, nullptr, nullptr, norm_weight, nullptr, rows,
+                                       static_cast<int>(shape_.hidden), shape_.rms_norm_eps,
+                                       normed, stream),
                "rmsnorm_residual");
-  project(normed, weight, output, rows, n, hidden, PassForm::decode, stream);
+  return {normed, nullptr, 0.f};
 }
 
-// A decode layer in four GEMMs, attention and qkv_rope_cache: the norms,
-// SwiGLU and the residual adds ride inside the GEMMs, which add each
-// layer's output to x themselves (no delta is left).
-void DeviceForward::fused_decode_layer(std::size_t layer, int rows, int splits,
-                                       cudaStream_t stream) const {
+// A decode layer in four GEMMs, qkv_rope_cache and attention: the norms ride
+// in the GEMMs' prologues, SwiGLU in the gate_up GEMM's epilogue, and the
+// o and down GEMMs add their output to x themselves (no delta is left).
+void DeviceForward::decode_layer(std::size_t layer, int rows, int splits,
+                                 cudaStream_t stream) const {
   const DeviceLayer w = weights_.layer(layer);
   const int hidden = static_cast<int>(shape_.hidden);
   const int q_dim = static_cast<int>(shape_.q_dim());
   const int qkv_width = static_cast<int>(shape_.q_dim() + 2 * shape_.kv_dim());
   const int inter = static_cast<int>(shape_.intermediate);
   float* x = ws_.at<float>(ws_.x);
-  float* gate_up = ws_.at<float>(ws_.gate_up);
-  normed_project(w.input_norm, w.qkv, ws_.at<float>(ws_.qkv), rows, qkv_width, stream);
+  float* activation = ws_.at<float>(ws_.activation);
+  check_launch(launch_mma_gemm_normed(normed_input(w.input_norm, rows, stream), w.qkv,
+                                      ws_.at<float>(ws_.qkv), rows, qkv_width, hidden, lo_halves_,
+                                      stream),
+               "mma_gemm (normed qkv)");
   attend(layer, rows, PassForm::decode, splits, stream);
   check_launch(launch_mma_gemm_residual(ws_.at<float>(ws_.attention), w.o, w.o_bias, x, rows,
                                         hidden, q_dim, lo_halves_, stream),
-               "mma_gemm (residual)");
-  normed_project(w.post_attention_norm, w.gate_up, gate_up, rows, 2 * inter, stream);
-  check_launch(launch_mma_gemm_swiglu(gate_up, w.down, x, rows, hidden, inter, lo_halves_, stream),
-               "mma_gemm (swiglu)");
+               "mma_gemm (o, residual)");
+  check_launch(launch_mma_gemm_gate_up_swiglu(normed_input(w.post_attention_norm, rows, stream),
+                                              w.gate_up, activation, rows, inter, hidden,
+                                              lo_halves_, stream),
+               "mma_gemm (normed gate_up, SwiGLU)");
+  check_launch(launch_mma_gemm_residual(activation, w.down, nullptr, x, rows, hidden, inter,
+                                        lo_halves_, stream),
+               "mma_gemm (down, residual)");
 }
 
 void DeviceForward::final_norm(const std::int32_t* logit_rows, int count, PassForm form,
                                cudaStream_t stream) const {
   check_launch(launch_rmsnorm_residual(ws_.at<float>(ws_.x),
-                                       fuses(form) ? nullptr : ws_.at<float>(ws_.delta), nullptr,
+                                       form == PassForm::decode ? nullptr : ws_.at<float>(ws_.delta),
+                                       nullptr,
                                        weights_.final_norm(), logit_rows, count,
                                        static_cast<int>(shape_.hidden), shape_.rms_norm_eps,
                                        ws_.at<float>(ws_.normed), stream),

@@ -45,15 +45,15 @@ class DeviceForward {
                 const KvPool& kv, LtGemm& gemm, Precision precision);
 
   // Enqueues every layer for `rows` rows whose RowMeta and block tables are
-  // already in the workspace; leaves the last layer's delta unadded, except
-  // where the decode GEMMs fuse the residual add (fuses(form)).
+  // already in the workspace; a prefill leaves the last layer's delta
+  // unadded (a decode pass's GEMMs add their own output to x).
   // `decode_splits`: decode attention's slice count, at least every row's
   // decode_slices_for(position) and at most the limits' max_splits (0: the
   // maximum).
   void layers(int row_count, PassForm form, cudaStream_t stream, int decode_splits = 0) const;
   // normed[i] = final_norm(x[r] += delta[r]) for r = logit_rows[i] (device
   // list), or for r = i when the list is null; the add is skipped after a
-  // pass whose layers added their own output (fuses(form)).
+  // decode pass, whose layers added their own output.
   void final_norm(const std::int32_t* logit_rows, int count, PassForm form,
                   cudaStream_t stream) const;
   // logits (workspace) rows 0..count-1 from normed rows first..first+count-1.
@@ -69,13 +69,11 @@ class DeviceForward {
 
  private:
   void project(const float* input, const Element* weight, float* output, int rows, int n, int k,
-               PassForm form, cudaStream_t stream) const;
+               cudaStream_t stream) const;
   void attend(std::size_t layer, int row_count, PassForm form, int decode_splits,
               cudaStream_t stream) const;
-  static bool fuses(PassForm form);
-  void normed_project(const float* norm_weight, const Element* weight, float* output, int rows,
-                      int n, cudaStream_t stream) const;
-  void fused_decode_layer(std::size_t layer, int rows, int splits, cudaStream_t stream) const;
+  DecodeGemmInput normed_input(const float* norm_weight, int rows, cudaStream_t stream) const;
+  void decode_layer(std::size_t layer, int rows, int splits, cudaStream_t stream) const;
 
   const decoder::ModelShape& shape_;
   decoder::FamilyDescription family_;

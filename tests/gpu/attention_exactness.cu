@@ -289,9 +289,6 @@ void run_batch_invariance(int head_dim, std::mt19937& rng) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // As an engine does at open: the candidate group kernel may then take its
-  // shared memory (a no-op in a build without candidate kernels).
-  CHECK_CUDA(algenta::cuda::prepare_attention_decode());
   std::mt19937 rng(7);
   for (int head_dim : {16, 128})
     for (int length : {1, 31, 32, 33, 100, 600, 1100})

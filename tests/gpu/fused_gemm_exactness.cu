@@ -2,12 +2,12 @@
 // the bits of the kernels it replaces, run one after another.
 //   fused_gemm_exactness
 //  - normed:   rmsnorm kernel, then the GEMM  ==  the GEMM with the norm inside
+//  - gate_up:  (rmsnorm kernel,) the GEMM, swiglu kernel  ==  the gate_up GEMM
+//              with SwiGLU in its epilogue (and the norm inside)
 //  - residual: the GEMM, then the residual add (+ bias)  ==  the GEMM adding
-//  - swiglu:   swiglu kernel, the GEMM, the residual add  ==  one fused GEMM
 // At the Qwen3-0.6B, Llama-3.2-1B and Qwen2.5-7B decode shapes, for 1 to the
 // largest decode bucket's rows, both policies, plus a ragged K (scalar
-// loads). Built only where the decode GEMM fuses (candidate kernels). Prints
-// one line per case; exits non-zero on any mismatch.
+// loads). Prints one line per case; exits non-zero on any mismatch.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -77,45 +77,58 @@ void compare(const std::string& name, const std::vector<float>& unfused,
 constexpr float kEps = 1e-6f;
 
 // y = norm(x) w^T, M <= kMaxFusedNormRows.
-void normed_case(std::mt19937& rng, const char* label, int M, int N, int K, bool lo) {
+void normed_case(std::mt19937& rng, const char* label, const DeviceBuffer<Element>& w, int M, int N,
+                 int K, bool lo) {
   const DeviceBuffer<float> x(normals(rng, size_t(M) * K, 3.f));
   const DeviceBuffer<float> norm_weight(normals(rng, K, 1.f));
-  const DeviceBuffer<Element> w(weights(rng, size_t(N) * K));
   DeviceBuffer<float> normed(size_t(M) * K), y_unfused(size_t(M) * N), y_fused(size_t(M) * N);
   CHECK_CUDA(kernels::launch_rmsnorm_residual(x.ptr, nullptr, nullptr, norm_weight.ptr, nullptr, M,
                                               K, kEps, normed.ptr, 0));
   CHECK_CUDA(kernels::launch_mma_gemm_f32(normed.ptr, w.ptr, y_unfused.ptr, M, N, K, lo, 0));
-  CHECK_CUDA(kernels::launch_mma_gemm_normed(x.ptr, norm_weight.ptr, kEps, w.ptr, y_fused.ptr, M,
+  CHECK_CUDA(kernels::launch_mma_gemm_normed({x.ptr, norm_weight.ptr, kEps}, w.ptr, y_fused.ptr, M,
                                              N, K, lo, 0));
   compare(std::string("normed ") + label + " M=" + std::to_string(M) + (lo ? " exact" : " bf16"),
           y_unfused.read(size_t(M) * N), y_fused.read(size_t(M) * N));
 }
 
-// x += input w^T + bias (residual) or x += swiglu(gate_up) w^T (swiglu).
-void residual_case(std::mt19937& rng, const char* label, int M, int N, int K, bool lo,
-                   bool swiglu) {
-  const std::vector<float> x0 = normals(rng, size_t(M) * N, 2.f);
-  const DeviceBuffer<float> input(normals(rng, size_t(M) * K * (swiglu ? 2 : 1), 1.f));
-  const DeviceBuffer<float> bias(normals(rng, N, 0.5f));
-  const DeviceBuffer<Element> w(weights(rng, size_t(N) * K));
-  DeviceBuffer<float> x_unfused(x0), x_fused(x0);
-  DeviceBuffer<float> activation(size_t(M) * K), delta(size_t(M) * N), normed(size_t(M) * N);
-  const DeviceBuffer<float> ones(std::vector<float>(N, 1.f));
-  const float* gemm_input = input.ptr;
-  if (swiglu) {
-    CHECK_CUDA(kernels::launch_swiglu(input.ptr, M, K, activation.ptr, 0));
-    gemm_input = activation.ptr;
+// activation = SwiGLU of (norm(x) or x) w^T, w [2 units, K].
+void gate_up_case(std::mt19937& rng, const char* label, const DeviceBuffer<Element>& w, int M,
+                  int units, int K, bool lo, bool normed_input) {
+  const DeviceBuffer<float> x(normals(rng, size_t(M) * K, 3.f));
+  const DeviceBuffer<float> norm_weight(normals(rng, K, 1.f));
+  DeviceBuffer<float> normed(size_t(M) * K), gate_up(size_t(M) * 2 * units);
+  DeviceBuffer<float> unfused(size_t(M) * units), fused(size_t(M) * units);
+  const float* gemm_input = x.ptr;
+  if (normed_input) {
+    CHECK_CUDA(kernels::launch_rmsnorm_residual(x.ptr, nullptr, nullptr, norm_weight.ptr, nullptr,
+                                                M, K, kEps, normed.ptr, 0));
+    gemm_input = normed.ptr;
   }
-  CHECK_CUDA(kernels::launch_mma_gemm_f32(gemm_input, w.ptr, delta.ptr, M, N, K, lo, 0));
+  CHECK_CUDA(kernels::launch_mma_gemm_f32(gemm_input, w.ptr, gate_up.ptr, M, 2 * units, K, lo, 0));
+  CHECK_CUDA(kernels::launch_swiglu(gate_up.ptr, M, units, unfused.ptr, 0));
+  const kernels::DecodeGemmInput in{x.ptr, normed_input ? norm_weight.ptr : nullptr, kEps};
+  CHECK_CUDA(kernels::launch_mma_gemm_gate_up_swiglu(in, w.ptr, fused.ptr, M, units, K, lo, 0));
+  compare(std::string(normed_input ? "normed gate_up+SwiGLU " : "gate_up+SwiGLU ") + label +
+              " M=" + std::to_string(M) + (lo ? " exact" : " bf16"),
+          unfused.read(size_t(M) * units), fused.read(size_t(M) * units));
+}
+
+// x += input w^T (+ bias).
+void residual_case(std::mt19937& rng, const char* label, const DeviceBuffer<Element>& w, int M,
+                   int N, int K, bool lo, bool with_bias) {
+  const std::vector<float> x0 = normals(rng, size_t(M) * N, 2.f);
+  const DeviceBuffer<float> input(normals(rng, size_t(M) * K, 1.f));
+  const DeviceBuffer<float> bias(normals(rng, N, 0.5f));
+  DeviceBuffer<float> x_unfused(x0), x_fused(x0);
+  DeviceBuffer<float> delta(size_t(M) * N), normed(size_t(M) * N);
+  const DeviceBuffer<float> ones(std::vector<float>(N, 1.f));
+  const float* b = with_bias ? bias.ptr : nullptr;
+  CHECK_CUDA(kernels::launch_mma_gemm_f32(input.ptr, w.ptr, delta.ptr, M, N, K, lo, 0));
   // The unfused step's residual add is the norm kernel's first half.
-  CHECK_CUDA(kernels::launch_rmsnorm_residual(x_unfused.ptr, delta.ptr, swiglu ? nullptr : bias.ptr,
-                                              ones.ptr, nullptr, M, N, kEps, normed.ptr, 0));
-  if (swiglu)
-    CHECK_CUDA(kernels::launch_mma_gemm_swiglu(input.ptr, w.ptr, x_fused.ptr, M, N, K, lo, 0));
-  else
-    CHECK_CUDA(kernels::launch_mma_gemm_residual(input.ptr, w.ptr, bias.ptr, x_fused.ptr, M, N, K,
-                                                 lo, 0));
-  compare(std::string(swiglu ? "swiglu+residual " : "residual+bias ") + label +
+  CHECK_CUDA(kernels::launch_rmsnorm_residual(x_unfused.ptr, delta.ptr, b, ones.ptr, nullptr, M, N,
+                                              kEps, normed.ptr, 0));
+  CHECK_CUDA(kernels::launch_mma_gemm_residual(input.ptr, w.ptr, b, x_fused.ptr, M, N, K, lo, 0));
+  compare(std::string(with_bias ? "residual+bias " : "residual ") + label +
               " M=" + std::to_string(M) + (lo ? " exact" : " bf16"),
           x_unfused.read(size_t(M) * N), x_fused.read(size_t(M) * N));
 }
@@ -135,20 +148,28 @@ int main() {
       {"Qwen2.5-7B", 3584, (28 + 2 * 4) * 128, 28 * 128, 18944},
       {"ragged K", 1001, 72, 1001, 1001},
   };
-  for (const DecodeShape& s : shapes)
+  for (const DecodeShape& s : shapes) {
+    // Each weight once per shape (the 7B gate_up is 136 M values).
+    const DeviceBuffer<Element> qkv(weights(rng, size_t(s.qkv) * s.hidden));
+    const DeviceBuffer<Element> gate_up(weights(rng, size_t(2) * s.intermediate * s.hidden));
+    const DeviceBuffer<Element> o(weights(rng, size_t(s.hidden) * s.q_dim));
+    const DeviceBuffer<Element> down(weights(rng, size_t(s.hidden) * s.intermediate));
+    const std::string config = s.config;
     for (bool lo : {true, false}) {
       for (int M : {1, 3, 8, 16}) {
-        normed_case(rng, (std::string(s.config) + " qkv").c_str(), M, s.qkv, s.hidden, lo);
-        normed_case(rng, (std::string(s.config) + " gate_up").c_str(), M, 2 * s.intermediate,
-                    s.hidden, lo);
+        normed_case(rng, (config + " qkv").c_str(), qkv, M, s.qkv, s.hidden, lo);
+        gate_up_case(rng, (config + " gate_up").c_str(), gate_up, M, s.intermediate, s.hidden, lo,
+                     true);
       }
       for (int M : {1, 8, 17, 64}) {
-        residual_case(rng, (std::string(s.config) + " o_proj").c_str(), M, s.hidden, s.q_dim, lo,
+        gate_up_case(rng, (config + " gate_up").c_str(), gate_up, M, s.intermediate, s.hidden, lo,
+                     false);
+        residual_case(rng, (config + " o_proj").c_str(), o, M, s.hidden, s.q_dim, lo, true);
+        residual_case(rng, (config + " down_proj").c_str(), down, M, s.hidden, s.intermediate, lo,
                       false);
-        residual_case(rng, (std::string(s.config) + " down_proj").c_str(), M, s.hidden,
-                      s.intermediate, lo, true);
       }
     }
+  }
   std::printf("fused_gemm: %d cases, %d failed\n", g_cases, g_failed);
   return g_failed == 0 ? 0 : 1;
 }

@@ -261,60 +261,6 @@ void model_shape_cases(std::mt19937& rng) {
   }
 }
 
-#if !(defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS)
-// swiglu_kernel's arithmetic over a gate_up GEMM's rows [M, 2 units].
-__global__ void swiglu_reference(const float* gate_up, int count, int units, float* out) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const float* row = gate_up + static_cast<size_t>(i / units) * 2 * units;
-  out[i] = algenta::cuda::swiglu_of(row[i % units], row[units + i % units]);
-}
-
-// The gate_up GEMM with SwiGLU in its epilogue against the GEMM of the same
-// rows followed by swiglu_kernel's arithmetic: bit for bit, at the three
-// configs' shapes and ragged ones (K not a multiple of 8: the scalar loads).
-void swiglu_cases(std::mt19937& rng) {
-  struct Case {
-    int units, K;
-  };
-  const Case cases[] = {{3072, 1024}, {8192, 2048}, {18944, 3584}, {100, 1000}, {37, 33}};
-  std::normal_distribution<float> normal(0.f, 1.f);
-  for (const Case& c : cases) {
-    std::vector<float> xf(static_cast<size_t>(kMaxM) * c.K);
-    for (float& v : xf) v = normal(rng);
-    std::vector<Element> we(static_cast<size_t>(2) * c.units * c.K);
-    for (Element& v : we) v = static_cast<Element>(0.05f * normal(rng));
-    DeviceBuffer<float> x(xf.size());
-    DeviceBuffer<Element> w(we.size());
-    upload(x.ptr, xf);
-    upload(w.ptr, we);
-    for (int M : {1, 8, 17, kMaxM}) {
-      const size_t count = static_cast<size_t>(M) * c.units;
-      const std::vector<float> gate_up = run_gemm(x.ptr, w.ptr, M, 2 * c.units, c.K);
-      DeviceBuffer<float> gate_up_d(gate_up.size());
-      upload(gate_up_d.ptr, gate_up);
-      DeviceBuffer<float> expected_d(count), fused_d(count);
-      CHECK_CUDA(cudaMemset(fused_d.ptr, 0xff, count * sizeof(float)));
-      swiglu_reference<<<static_cast<int>((count + 255) / 256), 256>>>(
-          gate_up_d.ptr, static_cast<int>(count), c.units, expected_d.ptr);
-      CHECK_CUDA(cudaGetLastError());
-      algenta::cuda::launch_mma_gemm_stream_swiglu<Element, true>(x.ptr, w.ptr, fused_d.ptr, M,
-                                                                  c.units, c.K, 0);
-      CHECK_CUDA(cudaGetLastError());
-      CHECK_CUDA(cudaDeviceSynchronize());
-      std::vector<float> expected(count), fused(count);
-      CHECK_CUDA(cudaMemcpy(expected.data(), expected_d.ptr, count * sizeof(float), cudaMemcpyDeviceToHost));
-      CHECK_CUDA(cudaMemcpy(fused.data(), fused_d.ptr, count * sizeof(float), cudaMemcpyDeviceToHost));
-      size_t mismatches = 0;
-      for (size_t i = 0; i < count; ++i) mismatches += same_bits(expected[i], fused[i]) ? 0 : 1;
-      char name[96];
-      std::snprintf(name, sizeof name, "gate_up + SwiGLU units=%d K=%d M=%d", c.units, c.K, M);
-      report(name, mismatches, count, 0.0);
-    }
-  }
-}
-#endif
-
 void write_summary(const char* path, double worst, size_t failed) {
   FILE* f = std::fopen(path, "w");
   if (f == nullptr) {
@@ -346,9 +292,6 @@ int main(int argc, char** argv) {
   exact_cases(rng);
   invariance_cases(rng);
   model_shape_cases(rng);
-#if !(defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS)
-  swiglu_cases(rng);
-#endif
 
   size_t failed = 0;
   double worst = 0;

@@ -8,7 +8,10 @@
 # runs verify under the bf16 policy (its bf16-oracle gate) on the plugins
 # that declare it: sm_75 (f16 weights) and the dtype matrix stay exact-only,
 # and the lo-dropping mutants, which a bf16 engine cannot tell apart, give
-# way to the bf16 gate's own (residual_bf16).
+# way to the bf16 gate's own (residual_bf16). SECTIONS picks parts (default
+# all: kernels gates dtype planted engine guard), so that a whole run can be
+# two invocations of under 10 minutes each, e.g. SECTIONS="kernels gates"
+# then SECTIONS="dtype planted engine guard".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 results=${1:?usage: tests/gpu/run.sh RESULTS_DIR}
@@ -19,6 +22,8 @@ lengths=${LENGTHS:-256,550,1024,4096}
 policy=${POLICY:-exact}
 [[ $policy == exact || $policy == bf16 ]] || { echo "POLICY must be exact or bf16, not $policy"; exit 2; }
 [[ "${QUICK:-0}" == 1 ]] && lengths=64,300
+sections=" ${SECTIONS:-kernels gates dtype planted engine guard} "
+want() { [[ $sections == *" $1 "* ]]; }
 
 if [[ ! -x "$host" ]]; then
   BUILD_TYPE=Release scripts/build >"$results/build.log" 2>&1 || { echo "build failed (see build.log)"; exit 1; }
@@ -56,6 +61,7 @@ if command -v cuobjdump >/dev/null; then
 fi
 
 # --- kernels --------------------------------------------------------------------
+if want kernels; then
 exactness="$BUILD_DIR/bin/kernel_exactness"
 if [[ -x "$exactness" ]]; then
   run_logged kernel_exactness "$exactness" "$results/kernel_exactness.json"
@@ -64,18 +70,15 @@ if [[ -x "$exactness" ]]; then
 else
   record kernel_exactness 1 "$exactness not built"
 fi
-# Builds whose decode GEMM fuses its neighbours (candidate kernels) carry the
-# check that fusing changes no bit.
-if [[ -x "$BUILD_DIR/bin/fused_gemm_exactness" ]]; then
-  run_logged fused_gemm_exactness "$BUILD_DIR/bin/fused_gemm_exactness"
-  record fused_gemm_exactness $? "$(grep -o 'fused_gemm: .*' "$results/fused_gemm_exactness.log" | tail -1)"
-fi
+run_logged fused_gemm_exactness "$BUILD_DIR/bin/fused_gemm_exactness"
+record fused_gemm_exactness $? "$(grep -o 'fused_gemm: .*' "$results/fused_gemm_exactness.log" | tail -1)"
 run_logged attention_exactness "$BUILD_DIR/bin/attention_exactness" "$results/attention_exactness.json"
 record attention_exactness $? "$(grep -o 'attention: .*' "$results/attention_exactness.log" | tail -1)"
 run_logged sampler_exactness "$BUILD_DIR/bin/sampler_exactness"
 record sampler_exactness $? "$(grep -o 'sampler: .*' "$results/sampler_exactness.log" | tail -1)"
 run_logged argmax_exactness "$BUILD_DIR/bin/argmax_exactness"
 record argmax_exactness $? "$(grep -o 'argmax: .*' "$results/argmax_exactness.log" | tail -1)"
+fi
 
 # --- gate checkpoints: the oracle fixtures and a Qwen3-0.6B-shape one -----------
 models="$work/models"
@@ -94,7 +97,11 @@ if [[ "${SKIP_BIG:-0}" != 1 ]]; then
 fi
 
 # --- transformers bf16 on this GPU: the reference token streams ------------------
-for c in "${cases[@]}"; do
+# (the gates use every case's; the planted bugs and the guard qwen3's)
+reference_cases=()
+want gates && reference_cases=("${cases[@]}")
+! want gates && { want planted || want guard; } && reference_cases=(qwen3)
+for c in "${reference_cases[@]}"; do
   source_dir="tests/fixtures/oracle/$c"
   [[ $c == qwen3_0p6b ]] && source_dir="$hf_big"
   run_logged "reference_$c" "$python" tests/tools/make_transformers_reference.py \
@@ -113,6 +120,7 @@ gate_verdicts() {  # log name -> "oracle L=256 PASS, ..." from verify's table
   grep -E '^(oracle|bf16-oracle|repeat|concurrent|transformers) ' "$results/$1.log" |
     awk '{printf "%s%s %s %s", (NR > 1 ? ", " : ""), $1, $2, $3}'
 }
+if want gates; then
 for c in "${cases[@]}"; do
   verify "verify_cuda_sm90a_$c" cuda_sm90a "$c"
   record "verify_cuda_sm90a_$c" $? "$(gate_verdicts "verify_cuda_sm90a_$c")"
@@ -135,13 +143,14 @@ if [[ $policy == exact ]]; then
     record "verify_cuda_sm75_$c" $? "through PTX, f16 weights: $(gate_verdicts "verify_cuda_sm75_$c")"
   done
 fi
+fi
 
 # --- a checkpoint's weight dtype: run exactly, or refused at open ---------------
 # The same transformers-made model stored as f32, f16 and bf16, prepared as
 # stored: each engine either passes every gate or refuses at open naming the
 # dtypes; with consent (--allow-weight-rounding) it rounds, says so, and the
 # oracle gate runs against the oracle on the same rounded weights.
-if [[ $policy == exact ]]; then
+if [[ $policy == exact ]] && want dtype; then
   dtype_models="$work/dtype_models"
   run_logged make_dtype_checkpoints "$python" tests/tools/make_dtype_checkpoints.py \
     --config tests/fixtures/oracle/qwen3/config.json --out "$dtype_models"
@@ -176,6 +185,7 @@ fi
 grep -h "kernel launches per step" "$results"/verify_cuda_sm90a_*.log | sort -u >"$results/decode_launches.log"
 
 # --- planted bugs: every mutant must fail the gates ------------------------------
+if want planted; then
 mutants="$work/mutants"
 mkdir -p "$mutants/plugins/mutants"
 cp "$BUILD_DIR"/test-plugins/libalgenta_cuda_sm90a_mutant_*.so "$vendor/libalgenta_cpu_oracle.so" \
@@ -193,8 +203,10 @@ for bug in $mutant_bugs; do
   rc=$?
   [[ $rc == 4 ]]; record "planted_${bug}_bug_fails_the_gates" $? "verify exit $rc (4 = a gate failed)"
 done
+fi
 
 # --- engine checks through the ABI, sanitizers ------------------------------------
+if want engine; then
 checks_bin="$BUILD_DIR/bin/engine_checks"
 for c in qwen3 qwen3_0p6b; do
   [[ -d "$models/$c" ]] || continue
@@ -222,6 +234,7 @@ if command -v compute-sanitizer >/dev/null; then
 else
   record compute_sanitizer 1 "compute-sanitizer not found"
 fi
+fi
 
 # --- the regression guard: bench's must-reach cells against the baseline --------
 # docs/bench/baseline holds committed bench JSON; each of its configs of this
@@ -229,9 +242,14 @@ fi
 # shapes and lengths), and tests/tools/bench_guard.py fails the check when a
 # must-reach cell falls more than 5% below it. A card or policy with no
 # baseline is reported as not compared, not as a pass. GUARD=0 skips it.
-if [[ "${GUARD:-1}" == 1 ]]; then
+if [[ "${GUARD:-1}" == 1 ]] && want guard; then
   card=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
   mkdir -p "$results/guard"
+  # bench times a build whose latest verify record under this policy passed:
+  # the dtype matrix's consent run (no transformers reference) leaves one
+  # that did not, and a run of this section alone leaves none.
+  verify guard_verify_cuda_sm90a cuda_sm90a qwen3
+  record guard_verify_cuda_sm90a $? "$(gate_verdicts guard_verify_cuda_sm90a)"
   benched=0
   while read -r config shapes gen; do
     name=$(basename "$(dirname "$config")")

@@ -95,5 +95,5 @@ def test_table_lists_ranges_kernels_and_onboarded(host, tmp_path):
     assert "cuda_sm90a (engine, target sm_90a)" in r.stdout
     assert "cpu_oracle (oracle, target cpu)" in r.stdout
     assert "head_dim: 2..256" in r.stdout
-    assert "kernels: embed_kernel, rmsnorm_residual_kernel, mma_gemm_kernel" in r.stdout
+    assert "kernels: embed_kernel, rmsnorm_residual_kernel, mma_gemm_stream_kernel" in r.stdout
     assert "Qwen3-0.6B: supported_pending_probe" in r.stdout

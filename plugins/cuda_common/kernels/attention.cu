@@ -13,12 +13,12 @@
 // h / (heads / kv_heads). Both forms below reduce in an order fixed by the
 // row's position alone: never by the batch, the chunking of the prompt, the
 // decode grid's slice count, or other sequences.
-#include <atomic>
 #include <cfloat>
 #include <type_traits>
 
 #include "attention_prefill_mma.hpp"
 #include "attention_common.cuh"
+#include "dependent_launch.cuh"
 #include "launch.hpp"
 #include "warp_reduce.cuh"
 
@@ -601,6 +601,8 @@ __global__ void __launch_bounds__(kDecodeWarps * 32)
   __shared__ float warp_max_score[kDecodeWarps];
   __shared__ float warp_weight_sum[kDecodeWarps];
   __shared__ bool last_slice;
+  allow_next_kernel();
+  wait_for_previous_kernel();  // launched as a dependent (dependent_launch.cuh)
   const int head = blockIdx.y;
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
@@ -693,210 +695,6 @@ __global__ void __launch_bounds__(kDecodeWarps * 32)
   merge_slices(row_slices, slices, hd + 2, hd, target);
 }
 
-#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
-// Candidate (built with ALGENTA_CUDA_CANDIDATE_KERNELS=ON until
-// tests/gpu/run.sh passes with it on the card).
-// Decode with the keys and values of a kv head read once for its whole GQA
-// group (kDecodeGroupMax query heads at most). Block (row, kv head, slice):
-// warp w copies block z * kDecodeSplitBlocks + w's keys and values to shared
-// memory in one go (cp.async from sm_80), then, head by head, lane j scores
-// key j, takes the block's softmax and adds its values in key order. The
-// warps' states merge in warp order and the slices in slice order (ticket
-// per (row, kv head)). The order is fixed by position but is not
-// attention_decode_kernel's (8 keys per warp, one max per slice): the two
-// kernels' bits differ.
-static_assert(kDecodeSplitBlocks == kWarpsPerBlock, "one warp per block of a slice");
-constexpr int kDecodeGroupMax = 8;
-
-// Merges `count` softmax states [max, sum, acc[head_dim]] laid `stride`
-// floats apart, in order, into `state` (which starts empty).
-__device__ void merge_states(const float* first, int count, int stride, int hd,
-                             RunningSoftmax& state) {
-  const int lane = threadIdx.x % 32;
-  float merged_max = -FLT_MAX;
-  for (int s = 0; s < count; ++s) merged_max = fmaxf(merged_max, __ldcg(first + s * stride));
-  for (int s = 0; s < count; ++s) {
-    const float* part = first + s * stride;
-    const float factor = expf(__fsub_rn(__ldcg(part), merged_max));
-    state.sum = __fmaf_rn(__ldcg(part + 1), factor, state.sum);
-#pragma unroll
-    for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
-      const int d = lane + 32 * i;
-      if (d < hd) state.acc[i] = __fmaf_rn(__ldcg(part + 2 + d), factor, state.acc[i]);
-    }
-  }
-}
-
-// Dynamic shared memory the group kernel may take on this device: set by
-// prepare_attention_decode at engine open, outside any graph capture
-// (cudaFuncSetAttribute has no place in one); 0 keeps the per-head kernel.
-std::atomic<int> group_shared_limit{0};
-
-template <bool kVec>
-__host__ __device__ constexpr int group_key_pitch(int hd) { return hd + (kVec ? 4 : 1); }
-
-// Shared floats of one block: per warp, its keys (pitch) and values (hd);
-// the group's queries.
-template <bool kVec>
-__host__ __device__ constexpr int group_stage_floats(int hd, int group) {
-  return kWarpsPerBlock * kKvBlockTokens * (group_key_pitch<kVec>(hd) + hd) + group * hd;
-}
-
-// rows [0, count) of keys and values into the warp's stage; rows past count
-// are not read (the scores mask them, the value loop stops before them).
-template <bool kVec>
-__device__ void stage_keys_values(const float* keys, const float* values, int count, int hd,
-                                  float* key_stage, float* value_stage) {
-  const int pitch = group_key_pitch<kVec>(hd);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (kVec) {
-    const int lane = threadIdx.x % 32;
-    const int per_row = hd / 4;
-    FlatCursor at(lane, 32, per_row);
-    for (int i = lane; i < count * per_row; i += 32, at.advance()) {
-      const int row = at.row;
-      const int d = at.column * 4;
-      const unsigned k_to = static_cast<unsigned>(__cvta_generic_to_shared(key_stage + row * pitch + d));
-      const unsigned v_to = static_cast<unsigned>(__cvta_generic_to_shared(value_stage + row * hd + d));
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(k_to), "l"(keys + row * hd + d));
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(v_to), "l"(values + row * hd + d));
-    }
-    asm volatile("cp.async.commit_group;\n" ::);
-    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-    __syncwarp();
-    return;
-  }
-#endif
-  copy_rows<kVec>(keys, count, hd, pitch, key_stage);
-  copy_rows<kVec>(values, count, hd, hd, value_stage);
-}
-
-template <bool kVec>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32)
-    attention_decode_group_kernel(const float* __restrict__ qkv, int qkv_stride,
-                                  const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv,
-                                  float scale, int splits, float* __restrict__ partials,
-                                  unsigned int* __restrict__ tickets, float* __restrict__ out) {
-  extern __shared__ __align__(16) float shared[];
-  __shared__ float warp_max_sum[kWarpsPerBlock][kDecodeGroupMax][2];
-  __shared__ unsigned int last_slice;
-  const int kv_head = blockIdx.y;
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  const int hd = shape.head_dim;
-  const int group = shape.heads / shape.kv_heads;
-  const int first_head = kv_head * group;  // the group's query heads, as kv_head_of maps them
-  const RowMeta row = rows[blockIdx.x];
-  if (row.position < 0) {  // padding rows still leave defined values behind
-    if (blockIdx.z == 0) {
-      float* target = out + (static_cast<int64_t>(blockIdx.x) * shape.heads + first_head) * hd;
-      for (int d = threadIdx.x; d < group * hd; d += blockDim.x) target[d] = 0.f;
-    }
-    return;
-  }
-  const int first_block = blockIdx.z * kDecodeSplitBlocks;
-  const int row_blocks = row.position / kKvBlockTokens + 1;
-  const int slices = decode_slices_for(row.position);
-  if (slices > splits) __trap();  // the launch broke its contract: fail the step loudly
-  if (first_block >= row_blocks) return;  // the whole block leaves
-
-  const int pitch = group_key_pitch<kVec>(hd);
-  float* key_stage = shared + warp * kKvBlockTokens * (pitch + hd);
-  float* value_stage = key_stage + kKvBlockTokens * pitch;
-  float* queries = shared + kWarpsPerBlock * kKvBlockTokens * (pitch + hd);
-  const float* source = qkv + static_cast<int64_t>(blockIdx.x) * qkv_stride + first_head * hd;
-  for (int d = threadIdx.x; d < group * hd; d += blockDim.x) queries[d] = source[d];
-  __syncthreads();
-
-  // Each warp's block, head by head; its states go where its keys were.
-  const int block = first_block + warp;
-  float* states = key_stage;  // [group][hd], after the scores are taken
-  if (block < row_blocks) {
-    const int valid = min(kKvBlockTokens, row.position - block * kKvBlockTokens + 1);
-    const int physical = kv.block_tables[row.slot * kv.max_blocks + block];
-    const int64_t offset = (static_cast<int64_t>(physical) * kv.kv_heads + kv_head) * kKvBlockTokens * hd;
-    stage_keys_values<kVec>(kv.keys + offset, kv.values + offset, valid, hd, key_stage, value_stage);
-    float score[kDecodeGroupMax];
-#pragma unroll
-    for (int h = 0; h < kDecodeGroupMax; ++h) {
-      score[h] = -FLT_MAX;
-      if (h < group && lane < valid) {
-        const float* query = queries + h * hd;
-        const float* key = key_stage + lane * pitch;
-        score[h] = __fmul_rn(kVec ? dot_product_vec4(query, key, hd) : dot_product(query, key, hd), scale);
-      }
-    }
-    __syncwarp();  // every lane is done with the keys: the states may overwrite them
-#pragma unroll
-    for (int h = 0; h < kDecodeGroupMax; ++h) {
-      if (h >= group) break;
-      RunningSoftmax state;
-      const float weight = block_softmax_weights(score[h], valid, state);
-      accumulate_values(value_stage, 0, valid, hd, weight, state);
-      if (lane == 0) {
-        warp_max_sum[warp][h][0] = state.max;
-        warp_max_sum[warp][h][1] = state.sum;
-      }
-#pragma unroll
-      for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
-        const int d = lane + 32 * i;
-        if (d < hd) states[h * hd + d] = state.acc[i];
-      }
-    }
-  }
-  __syncthreads();
-
-  // Warp w merges heads w, w + kWarpsPerBlock, ... over the live warps in
-  // warp order, into the slice's partials.
-  const int live = min(kWarpsPerBlock, row_blocks - first_block);
-  for (int h = warp; h < group; h += kWarpsPerBlock) {
-    float merged_max = -FLT_MAX;
-    for (int w = 0; w < live; ++w) merged_max = fmaxf(merged_max, warp_max_sum[w][h][0]);
-    float sum = 0.f;
-    float acc[kMaxHeadDimPerLane] = {};
-    for (int w = 0; w < live; ++w) {
-      const float factor = expf(__fsub_rn(warp_max_sum[w][h][0], merged_max));
-      sum = __fmaf_rn(warp_max_sum[w][h][1], factor, sum);
-      const float* warp_states = shared + w * kKvBlockTokens * (pitch + hd) + h * hd;
-#pragma unroll
-      for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
-        const int d = lane + 32 * i;
-        if (d < hd) acc[i] = __fmaf_rn(warp_states[d], factor, acc[i]);
-      }
-    }
-    const int64_t pair = static_cast<int64_t>(blockIdx.x) * shape.heads + first_head + h;
-    float* slice = partials + (pair * splits + blockIdx.z) * (hd + 2);
-    if (lane == 0) {
-      slice[0] = merged_max;
-      slice[1] = sum;
-    }
-#pragma unroll
-    for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
-      const int d = lane + 32 * i;
-      if (d < hd) slice[2 + d] = acc[i];
-    }
-  }
-
-  // The last slice of (row, kv head) to finish merges every slice, head by head.
-  __threadfence();  // this slice's partials are visible before its ticket is taken
-  __syncthreads();
-  const int64_t ticket_index = static_cast<int64_t>(blockIdx.x) * shape.heads + kv_head;
-  if (threadIdx.x == 0) {
-    last_slice = atomicAdd(tickets + ticket_index, 1u) == static_cast<unsigned int>(slices) - 1;
-    if (last_slice) tickets[ticket_index] = 0;  // every other slice has taken its ticket
-  }
-  __syncthreads();
-  if (!last_slice) return;
-  __threadfence();
-  for (int h = warp; h < group; h += kWarpsPerBlock) {
-    const int64_t pair = static_cast<int64_t>(blockIdx.x) * shape.heads + first_head + h;
-    RunningSoftmax merged;
-    merge_states(partials + pair * splits * (hd + 2), slices, hd + 2, hd, merged);
-    write_head(out, blockIdx.x, first_head + h, shape, merged, 1.0f / merged.sum);
-  }
-}
-#endif  // ALGENTA_CUDA_CANDIDATE_KERNELS
-
 bool shape_ok(const HeadShape& shape) {
   return shape.head_dim > 0 && shape.head_dim <= kMaxHeadDim && shape.kv_heads > 0 &&
          shape.heads % shape.kv_heads == 0;
@@ -936,62 +734,17 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
   return cudaGetLastError();
 }
 
-cudaError_t prepare_attention_decode() {
-#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
-  int device = 0, limit = 0;
-  cudaError_t status = cudaGetDevice(&device);
-  if (status == cudaSuccess)
-    status = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  if (status != cudaSuccess) return status;
-  limit -= static_cast<int>(sizeof(float) * kWarpsPerBlock * kDecodeGroupMax * 2 + 16);  // static
-  status = cudaFuncSetAttribute(attention_decode_group_kernel<true>,
-                                cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-  if (status == cudaSuccess)
-    status = cudaFuncSetAttribute(attention_decode_group_kernel<false>,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-  if (status != cudaSuccess) return status;
-  group_shared_limit.store(limit, std::memory_order_relaxed);
-#endif
-  return cudaSuccess;
-}
-
 cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowMeta* rows,
                                     int row_count, HeadShape shape, PagedKv kv, float scale,
                                     int splits, float* partials, unsigned int* tickets,
                                     float* out, cudaStream_t stream) {
   if (row_count == 0) return cudaSuccess;
   if (!shape_ok(shape) || splits <= 0) return cudaErrorInvalidValue;
-#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
-  // The group kernel where its shared memory fits this device (its K/V
-  // stage is 4 blocks of keys and values: 133 KiB at head_dim 128), as
-  // prepare_attention_decode found.
-  const int shared_limit = group_shared_limit.load(std::memory_order_relaxed);
-  const int group = shape.heads / shape.kv_heads;
-  const bool vec = vector_rows(shape, kv);
-  const int bytes = (vec ? group_stage_floats<true>(shape.head_dim, group)
-                         : group_stage_floats<false>(shape.head_dim, group)) *
-                    static_cast<int>(sizeof(float));
-  if (group <= kDecodeGroupMax && bytes <= shared_limit) {
-    const dim3 grid(row_count, shape.kv_heads, splits);
-    if (vec) {
-      attention_decode_group_kernel<true><<<grid, kWarpsPerBlock * 32, bytes, stream>>>(
-          qkv, qkv_stride, rows, shape, kv, scale, splits, partials, tickets, out);
-    } else {
-      attention_decode_group_kernel<false><<<grid, kWarpsPerBlock * 32, bytes, stream>>>(
-          qkv, qkv_stride, rows, shape, kv, scale, splits, partials, tickets, out);
-    }
-    return cudaGetLastError();
-  }
-#endif
   const dim3 grid(row_count, shape.heads, splits);
-  if (vector_rows(shape, kv)) {
-    attention_decode_kernel<true><<<grid, kDecodeWarps * 32, 0, stream>>>(
-        qkv, qkv_stride, rows, shape, kv, scale, splits, partials, tickets, out);
-  } else {
-    attention_decode_kernel<false><<<grid, kDecodeWarps * 32, 0, stream>>>(
-        qkv, qkv_stride, rows, shape, kv, scale, splits, partials, tickets, out);
-  }
-  return cudaGetLastError();
+  const auto kernel = vector_rows(shape, kv) ? attention_decode_kernel<true>
+                                             : attention_decode_kernel<false>;
+  return launch_dependent(kernel, grid, kDecodeWarps * 32, stream, qkv, qkv_stride, rows, shape,
+                          kv, scale, splits, partials, tickets, out);
 }
 
 }  // namespace algenta::cuda

@@ -36,22 +36,27 @@ __device__ __forceinline__ float residual_add(float x, float d) {
 // 1 / sqrt(mean(row^2) + eps) for one row, computed by one warp in the
 // order of rmsnorm_residual_kernel's kNormThreads threads: lane l holds the
 // partial sums of threads l + 32 j (j < 8), each over columns thread,
-// thread + 256, ...; the halving tree's strides 128, 64 and 32 pair a lane's
-// own partials, strides 16 .. 1 pair lanes (lane i takes lane i + s). Every
-// lane returns the scale.
+// thread + 256, ... (a round of 256 columns at a time, all 8 of a lane's
+// loads of a round, and of the next rounds, issued before their adds); the
+// halving tree's strides 128, 64 and 32 pair a lane's own partials, strides
+// 16 .. 1 pair lanes (lane i takes lane i + s). Every lane returns the scale.
 __device__ __forceinline__ float warp_rms_scale(const float* __restrict__ row, int hidden,
                                                 float eps) {
   const int lane = threadIdx.x % 32;
   constexpr int kPerLane = kNormThreads / 32;
-  float partial[kPerLane];
+  float partial[kPerLane] = {};
+#pragma unroll 4
+  for (int base = 0; base < hidden; base += kNormThreads) {
+    float v[kPerLane];
 #pragma unroll
-  for (int j = 0; j < kPerLane; ++j) {
-    float sum = 0.f;
-    for (int c = lane + 32 * j; c < hidden; c += kNormThreads) {
-      const float v = row[c];
-      sum = __fadd_rn(sum, __fmul_rn(v, v));
+    for (int j = 0; j < kPerLane; ++j) {
+      const int c = base + lane + 32 * j;
+      v[j] = c < hidden ? row[c] : 0.f;
     }
-    partial[j] = sum;
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) {
+      if (base + lane + 32 * j < hidden) partial[j] = __fadd_rn(partial[j], __fmul_rn(v[j], v[j]));
+    }
   }
 #pragma unroll
   for (int stride = kPerLane / 2; stride > 0; stride /= 2) {

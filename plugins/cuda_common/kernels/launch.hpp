@@ -57,10 +57,6 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
 // of every row (a row needing more traps: its output would never be
 // written), so the launch follows the live length, not the context. A row's
 // bits do not depend on it.
-// Once per process and device, before any decode attention is captured in a
-// graph: lets the candidate GQA-group kernel take the shared memory it needs
-// (a no-op in a build without candidate kernels).
-cudaError_t prepare_attention_decode();
 cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowMeta* rows,
                                     int row_count, HeadShape shape, PagedKv kv, float scale,
                                     int splits, float* partials, unsigned int* tickets,
@@ -83,33 +79,28 @@ cudaError_t launch_mma_gemm_f32(const float* x, const Element* w, float* y, int 
                                 int depth, bool lo_halves, cudaStream_t stream);
 
 // The decode step's GEMMs with their neighbours fused, so the norm and
-// SwiGLU kernels and the residual add do not run on their own; each gives
-// the unfused kernels' bits. Built with the candidate kernels
-// (kFusedDecodeGemm); elsewhere they return cudaErrorNotSupported.
-//   normed:   y = (x[r] / sqrt(mean(x[r]^2) + eps) * norm_weight) w^T,
-//             K = the norm's width, rows <= kMaxFusedNormRows
-//   residual: x[r] += (input w^T + bias)            (bias may be null)
-//   swiglu:   x[r] += swiglu(gate_up[r]) w^T        (gate_up rows: 2 K floats)
-#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
-inline constexpr bool kFusedDecodeGemm = true;
-#else
-inline constexpr bool kFusedDecodeGemm = false;
-#endif
+// SwiGLU kernels and the residual adds do not run on their own; each gives
+// the unfused kernels' bits (fused_gemm_exactness compares them on the card).
+// The input is x's rows, or with norm_weight their RMS norm
+//   x[r] / sqrt(mean(x[r]^2) + eps) * norm_weight   (rows <= kMaxFusedNormRows).
+//   normed:         y = input w^T
+//   gate_up_swiglu: activation [rows, units] = SwiGLU of input w^T, w
+//                   [2 units, depth] (gate rows, then up rows)
+//   residual:       x[r] += input w^T + bias        (bias may be null)
 inline constexpr int kMaxFusedNormRows = 16;
-cudaError_t launch_mma_gemm_normed(const float* x, const float* norm_weight, float eps,
-                                   const Element* w, float* y, int rows, int columns, int depth,
-                                   bool lo_halves, cudaStream_t stream);
+struct DecodeGemmInput {
+  const float* x = nullptr;
+  const float* norm_weight = nullptr;
+  float eps = 0.f;
+};
+cudaError_t launch_mma_gemm_normed(const DecodeGemmInput& in, const Element* w, float* y, int rows,
+                                   int columns, int depth, bool lo_halves, cudaStream_t stream);
+cudaError_t launch_mma_gemm_gate_up_swiglu(const DecodeGemmInput& in, const Element* w,
+                                           float* activation, int rows, int units, int depth,
+                                           bool lo_halves, cudaStream_t stream);
 cudaError_t launch_mma_gemm_residual(const float* input, const Element* w, const float* bias,
                                      float* x, int rows, int columns, int depth, bool lo_halves,
                                      cudaStream_t stream);
-cudaError_t launch_mma_gemm_swiglu(const float* gate_up, const Element* w, float* x, int rows,
-                                   int columns, int depth, bool lo_halves, cudaStream_t stream);
-// The decode gate_up GEMM with SwiGLU in its epilogue (default build):
-// activation [rows, units] = SwiGLU of x w^T, w [2 units, depth] (gate rows,
-// then up rows); the bits of launch_mma_gemm_f32 then launch_swiglu.
-cudaError_t launch_mma_gemm_gate_up_swiglu(const float* x, const Element* w, float* activation,
-                                           int rows, int units, int depth, bool lo_halves,
-                                           cudaStream_t stream);
 
 // tokens[r] = the index of the largest of row r's vocab logits (ties to the
 // lowest index, NaN never, 0 when none beats -inf): the greedy token, as

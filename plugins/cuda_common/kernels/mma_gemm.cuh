@@ -1,24 +1,19 @@
 // Tensor-core GEMM for the decode path and for logits rows:
 //   y[m, n] = sum_k x[m, k] * w[n, k],  x fp32, w Element, y fp32.
-// mma.sync m16n8k8 (f16 on sm_75, bf16 from sm_80) with fp32 accumulators.
+// mma.sync m16n8k16 (f16 on sm_75, bf16 from sm_80) with fp32 accumulators.
 // The fp32 activations enter as two Element halves, hi = Element(x) and
 // lo = Element(x - hi), each multiplied in turn, so x keeps about twice
 // Element's mantissa (the exact policy); the bf16 policy sends hi alone.
 //
-// One kernel per build: mma_gemm_stream.cuh (weights streamed as the mma's
-// A operand, m16n8k16) in the default build, and the candidate
-// mma_gemm_weights_a.cuh (with the norm, SwiGLU and residual fused in),
-// built with ALGENTA_CUDA_CANDIDATE_KERNELS=ON. mma_gemm_x_a.cuh, the
-// kernel the stream kernel replaced, stays for tests/gpu/decode_gemm_timing
-// to measure against. Each fixes its reduction order by K alone, so a row's
-// bits do not depend on M; the orders differ, so their bits differ.
+// The kernel is mma_gemm_stream.cuh (weights streamed as the mma's A
+// operand, the norm, SwiGLU and the residual add fusable around it).
+// mma_gemm_x_a.cuh, the kernel it replaced, stays for
+// tests/gpu/decode_gemm_timing to measure against. Each fixes its reduction
+// order by K alone, so a row's bits do not depend on M; the orders differ,
+// so their bits differ.
 #pragma once
 
-#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
-#include "mma_gemm_weights_a.cuh"
-#else
 #include "mma_gemm_stream.cuh"
-#endif
 
 namespace algenta::cuda {
 
@@ -30,17 +25,10 @@ cudaError_t launch_mma_gemm(const float* x, const Element* w, float* y, int M, i
                             bool lo_halves, cudaStream_t stream) {
   if (M < 0 || N < 0 || K < 0) return cudaErrorInvalidValue;
   if (M == 0 || N == 0) return cudaSuccess;
-#if defined(ALGENTA_CUDA_CANDIDATE_KERNELS) && ALGENTA_CUDA_CANDIDATE_KERNELS
-  if (lo_halves)
-    launch_mma_gemm_weights_a<Element, true>(x, w, y, M, N, K, stream);
-  else
-    launch_mma_gemm_weights_a<Element, false>(x, w, y, M, N, K, stream);
-#else
   if (lo_halves)
     launch_mma_gemm_stream<Element, true>(x, w, y, M, N, K, stream);
   else
     launch_mma_gemm_stream<Element, false>(x, w, y, M, N, K, stream);
-#endif
   return cudaGetLastError();
 }
 

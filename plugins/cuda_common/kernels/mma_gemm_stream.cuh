@@ -14,6 +14,13 @@
 // swiglu_kernel's bits (each output element of an mma depends only on its
 // own row of A), and the step needs no SwiGLU kernel.
 //
+// Fused neighbours (fused_inputs.cuh gives each the bits of the kernel it
+// replaces): kNormed takes x's rows as their RMS norm times norm_weight
+// (rmsnorm_residual_kernel's out, the scales computed per block by
+// warp_rms_scale, up to kMaxStreamNormRows rows); StreamOut::residual adds
+// the product (+ bias) to the residual stream y, as the norm kernel's
+// residual add did.
+//
 // Reduction order, fixed by K alone: K is cut into chunks of 64 from k = 0;
 // warp s takes chunks s, s + kStreamWarps, ... in increasing order. In a
 // chunk, quad t (lane % 4) holds k = chunk + 16 t .. + 15 of its w rows
@@ -27,6 +34,9 @@
 // atomics; ragged K and N are zero-padded (exact zeros).
 #pragma once
 
+#include <algorithm>
+
+#include "dependent_launch.cuh"
 #include "fused_inputs.cuh"
 #include "mma_gemm_ops.cuh"
 
@@ -85,149 +95,254 @@ __device__ __forceinline__ void stream_chunk(float (&c)[kGroups][4], const Sixte
   }
 }
 
+// What a stream GEMM reads and writes. x [M, K]; kNormed: x's rows enter as
+// x / sqrt(mean(x^2) + eps) * norm_weight. y: StreamOut::store [M, N];
+// swiglu [M, N units]; residual: the residual stream [M, N], which gets
+// y += product (+ bias[n] first, when given).
+struct StreamIo {
+  const float* x = nullptr;
+  const float* norm_weight = nullptr;
+  float eps = 0.f;
+  float* y = nullptr;
+  const float* bias = nullptr;
+};
+
+enum class StreamOut { store, swiglu, residual };
+
+// Rows whose norm scales a kNormed block computes (one warp a row, twice).
+inline constexpr int kMaxStreamNormRows = 2 * kStreamWarps;
+
+// The x values a warp multiplies for chunk k of its rows: kNormed rows as
+// rmsnorm_residual_kernel writes them, x * scale * norm_weight (rows past M
+// have scale 0 and x 0: zeros still).
+template <bool kVec, bool kNormed, int kGroups>
+__device__ __forceinline__ void normalize_chunk(Sixteen<float> (&xv)[kGroups], const StreamIo& io,
+                                                const float* row_scale, int m0, int g, int k,
+                                                int valid) {
+  if constexpr (kNormed) {
+    Sixteen<float> weight;
+    load16<float, kVec>(io.norm_weight + (valid > 0 ? k : 0), valid, weight);
+#pragma unroll
+    for (int group = 0; group < kGroups; ++group) {
+      const float scale = row_scale[m0 + kStreamGroup * group + g];
+#pragma unroll
+      for (int j = 0; j < 16; ++j)
+        xv[group].v[j] = __fmul_rn(__fmul_rn(xv[group].v[j], scale), weight.v[j]);
+    }
+  }
+}
+
 // kTile: output columns per block (16: A's rows g and g + 8; 8: rows g
-// only, the others zero; the gate_up form: 8 units, 16 rows of w).
+// only, the others zero; the swiglu form: 8 units, 16 rows of w).
 // kGroups: groups of 8 x rows per pass over w.
 // kDepth: chunks a warp loads before it multiplies any (weights in flight;
 // the multiplication order is the same for every depth).
-template <typename Element, bool kVec, int kTile, int kGroups, int kDepth, bool kLo,
-          bool kSwiGLU = false>
+template <typename Element, bool kVec, int kTile, int kGroups, int kDepth, bool kLo, bool kNormed,
+          StreamOut kOut>
 __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 128 registers
-    mma_gemm_stream_kernel(const float* __restrict__ x, const Element* __restrict__ w,
-                           float* __restrict__ y, int M, int N, int K) {
+    mma_gemm_stream_kernel(const StreamIo io, const Element* __restrict__ w, int M, int N, int K) {
+  constexpr bool kSwiGLU = kOut == StreamOut::swiglu;
   __shared__ float partial[kStreamWarps][32][kGroups][4];
+  __shared__ float row_scale[kNormed ? kMaxStreamNormRows : 1];
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
   const int g = lane / 4;  // A's rows g, g + 8 (columns of w); B's column g (a row of x)
   const int t = lane % 4;  // the quad: which 16 k of a chunk
   static_assert(!kSwiGLU || kTile == 16, "the gate_up form takes gate and up rows");
-  const int n0 = blockIdx.x * (kSwiGLU ? 8 : kTile);
-  const Element* w_top = n0 + g < N ? w + static_cast<int64_t>(n0 + g) * K : nullptr;
-  const int bottom_row = kSwiGLU ? N + n0 + g : n0 + g + 8;  // w's row behind A's row g + 8
-  const Element* w_bottom = kTile == 16 && (kSwiGLU ? n0 + g : n0 + g + 8) < N
-                                ? w + static_cast<int64_t>(bottom_row) * K
-                                : nullptr;
+  static_assert(!kNormed || kGroups * kStreamGroup <= kMaxStreamNormRows, "one pass of normed rows");
+  constexpr int kColumns = kSwiGLU ? 8 : kTile;           // output columns of a tile
   constexpr int kStride = kStreamChunk * kStreamWarps;  // between a warp's chunks
   constexpr int kRows = kStreamGroup * kGroups;
+  const int tiles = (N + kColumns - 1) / kColumns;
+  const float* x = io.x;
+  // w's rows behind A's rows g (top) and g + 8 (bottom) of the tile at n0;
+  // null past N.
+  const auto top_row = [&](int n0) {
+    return n0 + g < N ? w + static_cast<int64_t>(n0 + g) * K : nullptr;
+  };
+  const auto bottom_row = [&](int n0) -> const Element* {
+    if (kTile != 16 || (kSwiGLU ? n0 + g : n0 + g + 8) >= N) return nullptr;
+    return w + static_cast<int64_t>(kSwiGLU ? N + n0 + g : n0 + g + 8) * K;
+  };
+  // The first kDepth chunks of a tile's weights to L2.
+  const auto prefetch_tile = [&](int tile) {
+    const Element* top = top_row(tile * kColumns);
+    const Element* bottom = bottom_row(tile * kColumns);
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u) {
+      const int k = warp * kStreamChunk + u * kStride + 16 * t;
+      if (k < K && top != nullptr) asm volatile("prefetch.global.L2 [%0];" ::"l"(top + k));
+      if (k < K && bottom != nullptr) asm volatile("prefetch.global.L2 [%0];" ::"l"(bottom + k));
+    }
+  };
 
-  for (int m0 = 0; m0 < M; m0 += kRows) {
-    const float* x_rows[kGroups];
-#pragma unroll
-    for (int group = 0; group < kGroups; ++group) {
-      const int row = m0 + kStreamGroup * group + g;
-      x_rows[group] = row < M ? x + static_cast<int64_t>(row) * K : nullptr;
-    }
-    float c[kGroups][4] = {};
-    for (int k0 = warp * kStreamChunk; k0 < K; k0 += kStride * kDepth) {
-      Sixteen<Element> top[kDepth];
-      Sixteen<Element> bottom[kTile == 16 ? kDepth : 1];
-      Sixteen<float> xv[kDepth][kGroups];
-#pragma unroll
-      for (int u = 0; u < kDepth; ++u) {
-        const int k = k0 + u * kStride + 16 * t;
-        const int valid = K - k;  // <= 0 past the end: nothing is read
-        load16<Element, kVec>(w_top != nullptr ? w_top + k : w, w_top != nullptr ? valid : 0,
-                              top[u]);
-        if constexpr (kTile == 16) {
-          load16<Element, kVec>(w_bottom != nullptr ? w_bottom + k : w,
-                                w_bottom != nullptr ? valid : 0, bottom[u]);
-        }
-#pragma unroll
-        for (int group = 0; group < kGroups; ++group) {
-          const float* row = x_rows[group];
-          load16<float, kVec>(row != nullptr ? row + k : x, row != nullptr ? valid : 0,
-                              xv[u][group]);
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kDepth; ++u) {
-        if (k0 + u * kStride >= K) break;  // the same chunks as K alone gives
-        stream_chunk<Element, kTile, kGroups, kLo>(c, top[u], bottom[kTile == 16 ? u : 0], xv[u]);
-      }
-    }
-#pragma unroll
-    for (int group = 0; group < kGroups; ++group) {
-#pragma unroll
-      for (int i = 0; i < 4; ++i) partial[warp][lane][group][i] = c[group][i];
+  // Launched as a dependent (dependent_launch.cuh): the weights' first
+  // chunks go to L2 before the kernel ahead has finished; x only after.
+  allow_next_kernel();
+  prefetch_tile(blockIdx.x);
+  wait_for_previous_kernel();
+  if constexpr (kNormed) {
+    for (int m = warp; m < kMaxStreamNormRows; m += kStreamWarps) {
+      const float scale = m < M ? warp_rms_scale(x + static_cast<int64_t>(m) * K, K, io.eps) : 0.f;
+      if (lane == 0) row_scale[m] = scale;
     }
     __syncthreads();
-    if (warp == 0) {
-#pragma unroll
-      for (int s = 1; s < kStreamWarps; ++s) {
-#pragma unroll
-        for (int group = 0; group < kGroups; ++group) {
-#pragma unroll
-          for (int i = 0; i < 4; ++i) c[group][i] = __fadd_rn(c[group][i], partial[s][lane][group][i]);
-        }
-      }
-      // c[i]: A row g + 8 (i / 2), B column 2 t + i % 2.
-#pragma unroll
+  }
+
+  // A normed block takes several tiles (grid < tiles), so that its scales
+  // are computed once; every other form has a block a tile.
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    if (tile + gridDim.x < tiles) prefetch_tile(tile + gridDim.x);
+    const int n0 = tile * kColumns;
+    const Element* w_top = top_row(n0);
+    const Element* w_bottom = bottom_row(n0);
+    for (int m0 = 0; m0 < M; m0 += kRows) {
+      const float* x_rows[kGroups];
+  #pragma unroll
       for (int group = 0; group < kGroups; ++group) {
-        if constexpr (kSwiGLU) {
-#pragma unroll
-          for (int i = 0; i < 2; ++i) {
-            const int row = m0 + kStreamGroup * group + 2 * t + i;
-            const int column = n0 + g;
-            if (row < M && column < N)
-              y[static_cast<int64_t>(row) * N + column] = swiglu_of(c[group][i], c[group][2 + i]);
+        const int row = m0 + kStreamGroup * group + g;
+        x_rows[group] = row < M ? x + static_cast<int64_t>(row) * K : nullptr;
+      }
+      float c[kGroups][4] = {};
+      for (int k0 = warp * kStreamChunk; k0 < K; k0 += kStride * kDepth) {
+        Sixteen<Element> top[kDepth];
+        Sixteen<Element> bottom[kTile == 16 ? kDepth : 1];
+        Sixteen<float> xv[kDepth][kGroups];
+  #pragma unroll
+        for (int u = 0; u < kDepth; ++u) {
+          const int k = k0 + u * kStride + 16 * t;
+          const int valid = K - k;  // <= 0 past the end: nothing is read
+          load16<Element, kVec>(w_top != nullptr ? w_top + k : w, w_top != nullptr ? valid : 0,
+                                top[u]);
+          if constexpr (kTile == 16) {
+            load16<Element, kVec>(w_bottom != nullptr ? w_bottom + k : w,
+                                  w_bottom != nullptr ? valid : 0, bottom[u]);
           }
-        } else {
-#pragma unroll
-          for (int i = 0; i < (kTile == 16 ? 4 : 2); ++i) {
-            const int row = m0 + kStreamGroup * group + 2 * t + i % 2;
-            const int column = n0 + g + 8 * (i / 2);
-            if (row < M && column < N) y[static_cast<int64_t>(row) * N + column] = c[group][i];
+  #pragma unroll
+          for (int group = 0; group < kGroups; ++group) {
+            const float* row = x_rows[group];
+            load16<float, kVec>(row != nullptr ? row + k : x, row != nullptr ? valid : 0,
+                                xv[u][group]);
+          }
+        }
+  #pragma unroll
+        for (int u = 0; u < kDepth; ++u) {
+          if (k0 + u * kStride >= K) break;  // the same chunks as K alone gives
+          const int k = k0 + u * kStride + 16 * t;
+          normalize_chunk<kVec, kNormed, kGroups>(xv[u], io, row_scale, m0, g, k, K - k);
+          stream_chunk<Element, kTile, kGroups, kLo>(c, top[u], bottom[kTile == 16 ? u : 0], xv[u]);
+        }
+      }
+  #pragma unroll
+      for (int group = 0; group < kGroups; ++group) {
+  #pragma unroll
+        for (int i = 0; i < 4; ++i) partial[warp][lane][group][i] = c[group][i];
+      }
+      __syncthreads();
+      if (warp == 0) {
+  #pragma unroll
+        for (int s = 1; s < kStreamWarps; ++s) {
+  #pragma unroll
+          for (int group = 0; group < kGroups; ++group) {
+  #pragma unroll
+            for (int i = 0; i < 4; ++i) c[group][i] = __fadd_rn(c[group][i], partial[s][lane][group][i]);
+          }
+        }
+        // c[i]: A row g + 8 (i / 2), B column 2 t + i % 2.
+  #pragma unroll
+        for (int group = 0; group < kGroups; ++group) {
+          if constexpr (kSwiGLU) {
+  #pragma unroll
+            for (int i = 0; i < 2; ++i) {
+              const int row = m0 + kStreamGroup * group + 2 * t + i;
+              const int column = n0 + g;
+              if (row < M && column < N)
+                io.y[static_cast<int64_t>(row) * N + column] = swiglu_of(c[group][i], c[group][2 + i]);
+            }
+          } else {
+  #pragma unroll
+            for (int i = 0; i < (kTile == 16 ? 4 : 2); ++i) {
+              const int row = m0 + kStreamGroup * group + 2 * t + i % 2;
+              const int column = n0 + g + 8 * (i / 2);
+              if (row >= M || column >= N) continue;
+              float* target = io.y + static_cast<int64_t>(row) * N + column;
+              if constexpr (kOut == StreamOut::residual) {
+                const float d = io.bias != nullptr ? __fadd_rn(c[group][i], io.bias[column]) : c[group][i];
+                *target = residual_add(*target, d);
+              } else {
+                *target = c[group][i];
+              }
+            }
           }
         }
       }
+      __syncthreads();  // partial is read before the next pass writes it
     }
-    __syncthreads();  // partial is read before the next pass writes it
   }
 }
 
-// The tile width and pass shape: kTile by N alone (16 columns where that
-// still gives 256 blocks); rows per pass and depth by M, which changes no bit.
-template <typename Element, bool kVec, int kTile, bool kLo, bool kSwiGLU = false>
-void launch_mma_gemm_stream_tile(const float* x, const Element* w, float* y, int M, int N, int K,
+// Blocks of the stream kernel the device holds at once (two an SM).
+inline int resident_stream_blocks() {
+  static const int blocks = [] {
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+      return 1;
+    return 2 * sms;
+  }();
+  return blocks;
+}
+
+// The pass shape: rows per pass and depth by M, which changes no bit
+// (normed rows stop at kMaxStreamNormRows: one pass).
+template <typename Element, bool kVec, int kTile, bool kLo, bool kNormed, StreamOut kOut>
+void launch_mma_gemm_stream_rows(const StreamIo& io, const Element* w, int M, int N, int K,
                                  cudaStream_t stream) {
-  const int columns = kSwiGLU ? 8 : kTile;
-  const dim3 grid((N + columns - 1) / columns);
+  const int columns = kOut == StreamOut::swiglu ? 8 : kTile;
+  const int tiles = (N + columns - 1) / columns;
+  const dim3 grid(kNormed ? std::min(tiles, resident_stream_blocks()) : tiles);
   const int threads = kStreamWarps * 32;
   if (M <= kStreamGroup) {
-    mma_gemm_stream_kernel<Element, kVec, kTile, 1, kTile == 16 ? 2 : 4, kLo, kSwiGLU>
-        <<<grid, threads, 0, stream>>>(x, w, y, M, N, K);
-  } else if (M <= 2 * kStreamGroup) {
-    mma_gemm_stream_kernel<Element, kVec, kTile, 2, 1, kLo, kSwiGLU>
-        <<<grid, threads, 0, stream>>>(x, w, y, M, N, K);
-  } else {
-    mma_gemm_stream_kernel<Element, kVec, kTile, 4, 1, kLo, kSwiGLU>
-        <<<grid, threads, 0, stream>>>(x, w, y, M, N, K);
+    launch_dependent(mma_gemm_stream_kernel<Element, kVec, kTile, 1, kTile == 16 ? 2 : 4, kLo,
+                                            kNormed, kOut>,
+                     grid, threads, stream, io, w, M, N, K);
+  } else if (kNormed || M <= 2 * kStreamGroup) {
+    launch_dependent(mma_gemm_stream_kernel<Element, kVec, kTile, 2, 1, kLo, kNormed, kOut>, grid,
+                     threads, stream, io, w, M, N, K);
+  } else if constexpr (!kNormed) {
+    launch_dependent(mma_gemm_stream_kernel<Element, kVec, kTile, 4, 1, kLo, kNormed, kOut>, grid,
+                     threads, stream, io, w, M, N, K);
   }
 }
 
+// The tile width by N alone (16 columns where that still gives 256 blocks;
+// the swiglu form always 16 rows of w), and the 16-byte or scalar loads.
+// kNormed needs M <= kMaxStreamNormRows (launch_mma_gemm_fused checks).
+template <typename Element, bool kLo, bool kNormed, StreamOut kOut>
+void launch_mma_gemm_stream_io(const StreamIo& io, const Element* w, int M, int N, int K,
+                               cudaStream_t stream) {
+  const bool vec = gemm_rows_aligned(io.x, w, K) &&
+                   (!kNormed || reinterpret_cast<uintptr_t>(io.norm_weight) % 16 == 0);
+  if constexpr (kOut == StreamOut::swiglu) {
+    if (vec) launch_mma_gemm_stream_rows<Element, true, 16, kLo, kNormed, kOut>(io, w, M, N, K, stream);
+    else launch_mma_gemm_stream_rows<Element, false, 16, kLo, kNormed, kOut>(io, w, M, N, K, stream);
+  } else {
+    const bool wide = N >= 256 * 16;
+    if (vec && wide) launch_mma_gemm_stream_rows<Element, true, 16, kLo, kNormed, kOut>(io, w, M, N, K, stream);
+    else if (vec) launch_mma_gemm_stream_rows<Element, true, 8, kLo, kNormed, kOut>(io, w, M, N, K, stream);
+    else if (wide) launch_mma_gemm_stream_rows<Element, false, 16, kLo, kNormed, kOut>(io, w, M, N, K, stream);
+    else launch_mma_gemm_stream_rows<Element, false, 8, kLo, kNormed, kOut>(io, w, M, N, K, stream);
+  }
+}
+
+// y = x w^T: x [M, K] fp32, w [N, K], y [M, N].
 template <typename Element, bool kLo>
 void launch_mma_gemm_stream(const float* x, const Element* w, float* y, int M, int N, int K,
                             cudaStream_t stream) {
-  const bool wide = N >= 256 * 16;
-  if (gemm_rows_aligned(x, w, K)) {
-    if (wide) launch_mma_gemm_stream_tile<Element, true, 16, kLo>(x, w, y, M, N, K, stream);
-    else launch_mma_gemm_stream_tile<Element, true, 8, kLo>(x, w, y, M, N, K, stream);
-  } else {
-    if (wide) launch_mma_gemm_stream_tile<Element, false, 16, kLo>(x, w, y, M, N, K, stream);
-    else launch_mma_gemm_stream_tile<Element, false, 8, kLo>(x, w, y, M, N, K, stream);
-  }
-}
-
-// activation[m, u] = SwiGLU(x w_gate[u]^T, x w_up[u]^T) for the units u <
-// `units`, w [2 units, K] (gate rows, then up rows), as the gate_up GEMM
-// and swiglu_kernel give it.
-template <typename Element, bool kLo>
-void launch_mma_gemm_stream_swiglu(const float* x, const Element* w, float* activation, int M,
-                                   int units, int K, cudaStream_t stream) {
-  if (gemm_rows_aligned(x, w, K))
-    launch_mma_gemm_stream_tile<Element, true, 16, kLo, true>(x, w, activation, M, units, K, stream);
-  else
-    launch_mma_gemm_stream_tile<Element, false, 16, kLo, true>(x, w, activation, M, units, K, stream);
+  StreamIo io;
+  io.x = x;
+  io.y = y;
+  launch_mma_gemm_stream_io<Element, kLo, false, StreamOut::store>(io, w, M, N, K, stream);
 }
 
 }  // namespace algenta::cuda
