@@ -7,8 +7,9 @@
 // lane for each 8-k step: about eight times the instructions per weight
 // byte, which the profile showed as the decode GEMM's limit.
 //
-// Work split: a block owns kTile (16 or 8, fixed by N alone) output columns;
-// its kStreamWarps warps share K. The gate_up form (kSwiGLU) gives A's rows
+// Work split: a tile is kTile (16 or 8, fixed by N alone) output columns;
+// a block takes one tile (a normed block several, so that it computes its
+// rows' scales once), and its kStreamWarps warps share K. The gate_up form (kSwiGLU) gives A's rows
 // g the gate columns n0 + g and rows g + 8 the up columns N + n0 + g of the
 // same 8 intermediate units, so its epilogue writes SwiGLU(gate, up), with
 // swiglu_kernel's bits (each output element of an mma depends only on its
@@ -198,7 +199,7 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
     const Element* w_bottom = bottom_row(n0);
     for (int m0 = 0; m0 < M; m0 += kRows) {
       const float* x_rows[kGroups];
-  #pragma unroll
+#pragma unroll
       for (int group = 0; group < kGroups; ++group) {
         const int row = m0 + kStreamGroup * group + g;
         x_rows[group] = row < M ? x + static_cast<int64_t>(row) * K : nullptr;
@@ -208,7 +209,7 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
         Sixteen<Element> top[kDepth];
         Sixteen<Element> bottom[kTile == 16 ? kDepth : 1];
         Sixteen<float> xv[kDepth][kGroups];
-  #pragma unroll
+#pragma unroll
         for (int u = 0; u < kDepth; ++u) {
           const int k = k0 + u * kStride + 16 * t;
           const int valid = K - k;  // <= 0 past the end: nothing is read
@@ -218,14 +219,14 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
             load16<Element, kVec>(w_bottom != nullptr ? w_bottom + k : w,
                                   w_bottom != nullptr ? valid : 0, bottom[u]);
           }
-  #pragma unroll
+#pragma unroll
           for (int group = 0; group < kGroups; ++group) {
             const float* row = x_rows[group];
             load16<float, kVec>(row != nullptr ? row + k : x, row != nullptr ? valid : 0,
                                 xv[u][group]);
           }
         }
-  #pragma unroll
+#pragma unroll
         for (int u = 0; u < kDepth; ++u) {
           if (k0 + u * kStride >= K) break;  // the same chunks as K alone gives
           const int k = k0 + u * kStride + 16 * t;
@@ -233,26 +234,26 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
           stream_chunk<Element, kTile, kGroups, kLo>(c, top[u], bottom[kTile == 16 ? u : 0], xv[u]);
         }
       }
-  #pragma unroll
+#pragma unroll
       for (int group = 0; group < kGroups; ++group) {
-  #pragma unroll
+#pragma unroll
         for (int i = 0; i < 4; ++i) partial[warp][lane][group][i] = c[group][i];
       }
       __syncthreads();
       if (warp == 0) {
-  #pragma unroll
+#pragma unroll
         for (int s = 1; s < kStreamWarps; ++s) {
-  #pragma unroll
+#pragma unroll
           for (int group = 0; group < kGroups; ++group) {
-  #pragma unroll
+#pragma unroll
             for (int i = 0; i < 4; ++i) c[group][i] = __fadd_rn(c[group][i], partial[s][lane][group][i]);
           }
         }
         // c[i]: A row g + 8 (i / 2), B column 2 t + i % 2.
-  #pragma unroll
+#pragma unroll
         for (int group = 0; group < kGroups; ++group) {
           if constexpr (kSwiGLU) {
-  #pragma unroll
+#pragma unroll
             for (int i = 0; i < 2; ++i) {
               const int row = m0 + kStreamGroup * group + 2 * t + i;
               const int column = n0 + g;
@@ -260,7 +261,7 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
                 io.y[static_cast<int64_t>(row) * N + column] = swiglu_of(c[group][i], c[group][2 + i]);
             }
           } else {
-  #pragma unroll
+#pragma unroll
             for (int i = 0; i < (kTile == 16 ? 4 : 2); ++i) {
               const int row = m0 + kStreamGroup * group + 2 * t + i % 2;
               const int column = n0 + g + 8 * (i / 2);
