@@ -4,9 +4,9 @@
 // thread count, the batch it sits in or the CPU: 16 lane accumulators take k
 // in strides of 16 (lane l sums k = l, l + 16, ... in increasing k), then a
 // fixed pairwise tree folds the lanes (8, 4, 2, 1). The sources are compiled
-// without floating-point contraction, so the AVX2 build of the loop (8 lanes
-// per instruction) and the generic build (4 per instruction) do the same IEEE
-// multiplies and adds and give the same bits.
+// without floating-point contraction, so the AVX-512 build of the loop (16
+// lanes per instruction), the AVX2 build (8) and the generic build (4) do
+// the same IEEE multiplies and adds and give the same bits.
 //
 // Weights stay in their stored element type and are widened to f32 one
 // element at a time at use; bf16 and f16 widen exactly.
@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace algenta::oracle {
 
@@ -39,11 +40,13 @@ float widen_f16(std::uint16_t bits);
 // Row `row` of `m`, widened to f32 (cols floats).
 void widen_row(const MatrixView& m, std::size_t row, float* out);
 
-// Which build of the dot-product loop runs; both give the same bits.
-enum class Isa { generic, avx2 };
+// Which build of the dot-product loop runs; all give the same bits.
+enum class Isa { generic, avx2, avx512 };
 
 std::string_view isa_name(Isa isa);
-// avx2 when this CPU has it, else generic.
+// The builds this CPU can run, generic first.
+std::vector<Isa> available_isas();
+// The widest of them.
 Isa detect_isa();
 
 // For every input t and every row r in [row_begin, row_end):

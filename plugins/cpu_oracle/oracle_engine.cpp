@@ -49,11 +49,14 @@ std::size_t workers_from_environment() {
   }
 }
 
-// ALGENTA_ORACLE_ISA=generic forces the portable loop (same bits; for tests
-// and comparisons); anything else uses what the CPU has.
+// ALGENTA_ORACLE_ISA=generic|avx2|avx512 picks that build of the loop where
+// the CPU runs it (same bits; for tests and comparisons); anything else, or
+// a build the CPU lacks, uses the widest the CPU has.
 Isa chosen_isa() {
   const char* forced = std::getenv("ALGENTA_ORACLE_ISA");
-  if (forced != nullptr && std::string(forced) == "generic") return Isa::generic;
+  for (const Isa isa : available_isas()) {
+    if (forced != nullptr && isa_name(isa) == forced) return isa;
+  }
   return detect_isa();
 }
 

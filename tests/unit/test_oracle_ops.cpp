@@ -274,18 +274,18 @@ TEST_CASE("oracle ops: a matmul output is the same bits alone, batched, split, o
   }
   CHECK(same_bits(split, batched));
 
-  // Same values stored as bf16 and f16, and the AVX2 loop where the CPU has it.
+  // Same values stored as bf16 and f16, and every build of the loop the CPU runs.
   CHECK(same_bits(
       run(Isa::generic, view(w_bf16.data(), ElementType::bf16, rows, cols), 5, 0, rows, 0),
       batched));
   CHECK(same_bits(
       run(Isa::generic, view(w_f16.data(), ElementType::f16, rows, cols), 5, 0, rows, 0), batched));
-  if (detect_isa() == Isa::avx2) {
-    CHECK(same_bits(run(Isa::avx2, f32, 5, 0, rows, 0), batched));
-    CHECK(
-        same_bits(run(Isa::avx2, view(w_bf16.data(), ElementType::bf16, rows, cols), 5, 0, rows, 0),
-                  batched));
-    CHECK(same_bits(run(Isa::avx2, view(w_f16.data(), ElementType::f16, rows, cols), 5, 0, rows, 0),
+  for (const Isa isa : available_isas()) {
+    INFO(isa_name(isa));
+    CHECK(same_bits(run(isa, f32, 5, 0, rows, 0), batched));
+    CHECK(same_bits(run(isa, view(w_bf16.data(), ElementType::bf16, rows, cols), 5, 0, rows, 0),
+                    batched));
+    CHECK(same_bits(run(isa, view(w_f16.data(), ElementType::f16, rows, cols), 5, 0, rows, 0),
                     batched));
   }
 
@@ -294,6 +294,73 @@ TEST_CASE("oracle ops: a matmul output is the same bits alone, batched, split, o
     for (std::size_t r = 0; r < rows; ++r) {
       CHECK(std::bit_cast<std::uint32_t>(batched[t * rows + r]) ==
             std::bit_cast<std::uint32_t>(dot(w.data() + r * cols, inputs.data() + t * cols, cols)));
+    }
+  }
+}
+
+TEST_CASE("oracle ops: every 16-bit pattern widens in the matmul's vector loop as one at a time",
+          "[oracle]") {
+  // Row r holds pattern r in column 0 and zeros elsewhere; x picks column 0.
+  const std::size_t rows = 65536, cols = 16;
+  std::vector<std::uint16_t> w(rows * cols, 0);
+  for (std::size_t r = 0; r < rows; ++r) w[r * cols] = static_cast<std::uint16_t>(r);
+  std::vector<float> x(cols, 0.0f);
+  x[0] = 1.0f;
+  const std::vector<const float*> in{x.data()};
+  for (const ElementType type : {ElementType::bf16, ElementType::f16}) {
+    std::vector<float> expected(rows);
+    for (std::size_t r = 0; r < rows; ++r) {
+      float row[cols] = {};
+      row[0] = type == ElementType::bf16 ? widen_bf16(static_cast<std::uint16_t>(r))
+                                         : widen_f16(static_cast<std::uint16_t>(r));
+      expected[r] = dot(row, x.data(), cols);
+    }
+    const MatrixView m{reinterpret_cast<const std::byte*>(w.data()), type, rows, cols};
+    for (const Isa isa : available_isas()) {
+      std::vector<float> out(rows);
+      const std::vector<float*> outs{out.data()};
+      matmul_rows(isa, m, in, outs, 0, rows);
+      INFO(isa_name(isa) << " " << element_type_name(type));
+      CHECK(same_bits(out, expected));
+    }
+  }
+}
+
+TEST_CASE("oracle ops: a long batch's matmul (input blocks, inputs four at a time) is each "
+          "element's fixed-order dot product",
+          "[oracle]") {
+  // 137 inputs: two full blocks of 64 and a ragged one, four at a time and
+  // single ones at each block's end; 13 rows, 75 columns (a 16-lane tail).
+  const std::size_t rows = 13, cols = 75, tokens = 137;
+  std::vector<float> w(rows * cols), inputs(tokens * cols);
+  for (std::size_t i = 0; i < w.size(); ++i)
+    w[i] = std::ldexp(static_cast<float>(static_cast<int>(i * 37 % 255) - 127), -7);
+  for (std::size_t i = 0; i < inputs.size(); ++i) inputs[i] = std::cos(static_cast<float>(i)) * 5.0f;
+  const auto w_bf16 = to_bf16(w);
+  const auto w_f16 = to_f16(w);
+  std::vector<const float*> in;
+  for (std::size_t t = 0; t < tokens; ++t) in.push_back(inputs.data() + t * cols);
+
+  for (const Isa isa : available_isas()) {
+    for (const MatrixView& m : {view(w.data(), ElementType::f32, rows, cols),
+                                view(w_bf16.data(), ElementType::bf16, rows, cols),
+                                view(w_f16.data(), ElementType::f16, rows, cols)}) {
+      std::vector<float> out(tokens * rows, 0.0f);
+      std::vector<float*> outs;
+      for (std::size_t t = 0; t < tokens; ++t) outs.push_back(out.data() + t * rows);
+      matmul_rows(isa, m, in, outs, 0, rows);
+      std::size_t mismatches = 0;
+      for (std::size_t t = 0; t < tokens; ++t) {
+        for (std::size_t r = 0; r < rows; ++r) {
+          const float expected = dot(w.data() + r * cols, inputs.data() + t * cols, cols);
+          mismatches += std::bit_cast<std::uint32_t>(out[t * rows + r]) ==
+                                std::bit_cast<std::uint32_t>(expected)
+                            ? 0
+                            : 1;
+        }
+      }
+      INFO(isa_name(isa) << " " << element_type_name(m.type));
+      CHECK(mismatches == 0);
     }
   }
 }
