@@ -601,8 +601,7 @@ __global__ void __launch_bounds__(kDecodeWarps * 32)
   __shared__ float warp_max_score[kDecodeWarps];
   __shared__ float warp_weight_sum[kDecodeWarps];
   __shared__ bool last_slice;
-  allow_next_kernel();
-  wait_for_previous_kernel();  // launched as a dependent (dependent_launch.cuh)
+  allow_next_kernel();  // launched as a dependent (dependent_launch.cuh)
   const int head = blockIdx.y;
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
@@ -612,6 +611,7 @@ __global__ void __launch_bounds__(kDecodeWarps * 32)
   float* target = out + (static_cast<int64_t>(blockIdx.x) * shape.heads + head) * hd;
   const RowMeta row = rows[blockIdx.x];
   if (row.position < 0) {  // padding rows still leave defined values behind
+    wait_for_previous_kernel();
     if (blockIdx.z == 0) {
       for (int d = threadIdx.x; d < hd; d += blockDim.x) target[d] = 0.f;
     }
@@ -621,13 +621,28 @@ __global__ void __launch_bounds__(kDecodeWarps * 32)
   const int row_blocks = row.position / kKvBlockTokens + 1;
   const int slices = decode_slices_for(row.position);
   if (slices > splits) __trap();  // the launch broke its contract: fail the step loudly
-  if (first_block >= row_blocks) return;  // the whole block leaves
+  // The whole block leaves (slice 0, which every row has, waits below).
+  if (first_block >= row_blocks) return;
 
-  // The first pass's keys and values are in flight while the query is staged.
+  // The first pass's keys and values are in flight while the query is
+  // staged. Keys before the row's position were written by earlier passes
+  // (a sequence has one row a step, and passes are ordered by their row
+  // uploads), so a warp whose keys all lie before it loads them before the
+  // kernel ahead has finished; the warp holding the position itself, which
+  // that kernel writes, only after.
   const WarpKeys mine = warp_keys(kv, row, kv_head_of(head, shape), first_block);
+  const int first_key = first_block * kKvBlockTokens + warp * kDecodeKeysPerWarp;
+  const bool holds_position = first_key <= row.position && row.position < first_key + kDecodeKeysPerWarp;
   ChunkOf<kVec> keys[kDecodeKeyChunks], values[kDecodeKeysPerWarp];
-  load_key_chunks<kVec>(mine, chunks, 0, keys);
-  load_value_chunks<kVec>(mine, chunks, 0, values);
+  if (!holds_position) {
+    load_key_chunks<kVec>(mine, chunks, 0, keys);
+    load_value_chunks<kVec>(mine, chunks, 0, values);
+  }
+  wait_for_previous_kernel();
+  if (holds_position) {
+    load_key_chunks<kVec>(mine, chunks, 0, keys);
+    load_value_chunks<kVec>(mine, chunks, 0, values);
+  }
   const float* source = qkv + static_cast<int64_t>(blockIdx.x) * qkv_stride + head * hd;
   for (int d = threadIdx.x; d < hd; d += blockDim.x) query[d] = source[d];
   __syncthreads();

@@ -3,8 +3,9 @@
 // finished, so its prologue (weight prefetches, index arithmetic, launch
 // itself) overlaps that kernel's tail. Its contract:
 //  - before wait_for_previous_kernel() it reads only what no kernel of the
-//    step writes (weights, norm weights, RoPE tables, rows, block tables)
-//    and writes nothing;
+//    pass writes (weights, norm weights, RoPE tables, rows, block tables,
+//    and cache entries at positions before a row's own, which earlier
+//    passes wrote) and writes nothing;
 //  - wait_for_previous_kernel() returns once the kernel ahead has finished
 //    and its writes are visible; that kernel waited for its own, so every
 //    earlier kernel has finished too.

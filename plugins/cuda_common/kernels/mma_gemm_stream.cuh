@@ -165,22 +165,46 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
     if (kTile != 16 || (kSwiGLU ? n0 + g : n0 + g + 8) >= N) return nullptr;
     return w + static_cast<int64_t>(kSwiGLU ? N + n0 + g : n0 + g + 8) * K;
   };
-  // The first kDepth chunks of a tile's weights to L2.
-  const auto prefetch_tile = [&](int tile) {
+  // Chunks u = 0 .. kDepth - 1 of the pass at k0 of a tile's weights, into
+  // registers (zeros past K or N).
+  const auto load_weights = [&](const Element* w_top, const Element* w_bottom, int k0,
+                                Sixteen<Element>(&top)[kDepth],
+                                Sixteen<Element>(&bottom)[kTile == 16 ? kDepth : 1]) {
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u) {
+      const int k = k0 + u * kStride + 16 * t;
+      const int valid = K - k;  // <= 0 past the end: nothing is read
+      load16<Element, kVec>(w_top != nullptr ? w_top + k : w, w_top != nullptr ? valid : 0, top[u]);
+      if constexpr (kTile == 16) {
+        load16<Element, kVec>(w_bottom != nullptr ? w_bottom + k : w,
+                              w_bottom != nullptr ? valid : 0, bottom[u]);
+      }
+    }
+  };
+  // The same chunks of a tile's weights to L2.
+  const auto prefetch_weights = [&](int tile, int k0) {
     const Element* top = top_row(tile * kColumns);
     const Element* bottom = bottom_row(tile * kColumns);
 #pragma unroll
     for (int u = 0; u < kDepth; ++u) {
-      const int k = warp * kStreamChunk + u * kStride + 16 * t;
+      const int k = k0 + u * kStride + 16 * t;
       if (k < K && top != nullptr) asm volatile("prefetch.global.L2 [%0];" ::"l"(top + k));
       if (k < K && bottom != nullptr) asm volatile("prefetch.global.L2 [%0];" ::"l"(bottom + k));
     }
   };
 
-  // Launched as a dependent (dependent_launch.cuh): the weights' first
-  // chunks go to L2 before the kernel ahead has finished; x only after.
+  // Launched as a dependent (dependent_launch.cuh): the weights of the first
+  // tile's first pass go into registers, and its second pass's to L2, while
+  // the kernel ahead is still running (weights are constant); x only after
+  // it has finished. For most decode shapes the first pass is a warp's whole
+  // share of K.
+  const int first_k0 = warp * kStreamChunk;
+  Sixteen<Element> top[kDepth];
+  Sixteen<Element> bottom[kTile == 16 ? kDepth : 1];
   allow_next_kernel();
-  prefetch_tile(blockIdx.x);
+  load_weights(top_row(blockIdx.x * kColumns), bottom_row(blockIdx.x * kColumns), first_k0, top,
+               bottom);
+  prefetch_weights(blockIdx.x, first_k0 + kStride * kDepth);
   wait_for_previous_kernel();
   if constexpr (kNormed) {
     for (int m = warp; m < kMaxStreamNormRows; m += kStreamWarps) {
@@ -189,11 +213,12 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
     }
     __syncthreads();
   }
+  bool loaded = true;  // top and bottom hold the first tile's first pass
 
   // A normed block takes several tiles (grid < tiles), so that its scales
   // are computed once; every other form has a block a tile.
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    if (tile + gridDim.x < tiles) prefetch_tile(tile + gridDim.x);
+    if (tile + gridDim.x < tiles) prefetch_weights(tile + gridDim.x, first_k0);
     const int n0 = tile * kColumns;
     const Element* w_top = top_row(n0);
     const Element* w_bottom = bottom_row(n0);
@@ -205,20 +230,14 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
         x_rows[group] = row < M ? x + static_cast<int64_t>(row) * K : nullptr;
       }
       float c[kGroups][4] = {};
-      for (int k0 = warp * kStreamChunk; k0 < K; k0 += kStride * kDepth) {
-        Sixteen<Element> top[kDepth];
-        Sixteen<Element> bottom[kTile == 16 ? kDepth : 1];
+      for (int k0 = first_k0; k0 < K; k0 += kStride * kDepth) {
+        if (!loaded) load_weights(w_top, w_bottom, k0, top, bottom);
+        loaded = false;
         Sixteen<float> xv[kDepth][kGroups];
 #pragma unroll
         for (int u = 0; u < kDepth; ++u) {
           const int k = k0 + u * kStride + 16 * t;
           const int valid = K - k;  // <= 0 past the end: nothing is read
-          load16<Element, kVec>(w_top != nullptr ? w_top + k : w, w_top != nullptr ? valid : 0,
-                                top[u]);
-          if constexpr (kTile == 16) {
-            load16<Element, kVec>(w_bottom != nullptr ? w_bottom + k : w,
-                                  w_bottom != nullptr ? valid : 0, bottom[u]);
-          }
 #pragma unroll
           for (int group = 0; group < kGroups; ++group) {
             const float* row = x_rows[group];
