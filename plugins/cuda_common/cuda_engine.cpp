@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "engine_open.hpp"
@@ -166,6 +167,7 @@ CudaEngine::CudaEngine(checkpoint::ResidentCheckpoint checkpoint, const decoder:
 CudaEngine::~CudaEngine() {
   if (stream_ != nullptr) cudaStreamSynchronize(stream_);
   for (auto& [bucket, graph] : decode_graphs_) cudaGraphExecDestroy(graph);
+  for (auto& [rows, graph] : prefill_graphs_) cudaGraphExecDestroy(graph);
   gemm_.reset();
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
@@ -382,16 +384,40 @@ void CudaEngine::copy_logits(const Pass& pass, int first_row, int count) {
   }
 }
 
+// With ALGENTA_CUDA_PREFILL_GRAPHS=1, prefill passes run as graphs, one per
+// multiple of kPrefillGraphRows rows (the pass padded with rows at position
+// -1, which every kernel skips or computes alone: a row's bits never depend
+// on the others), captured at a bucket's first use: a 256-token prefill is
+// some 500 launches, whose host time may be that of the work itself. Off by
+// default until verify and bench have run with it on a card
+// (docs/performance.md); unset, the kernels are launched one by one.
+namespace {
+bool prefill_graphs_enabled() {
+  static const bool enabled = [] {
+    const char* setting = std::getenv("ALGENTA_CUDA_PREFILL_GRAPHS");
+    return setting != nullptr && std::strcmp(setting, "1") == 0;
+  }();
+  return enabled;
+}
+}  // namespace
+
 void CudaEngine::run_prefill(Pass& pass) {
   const int rows = static_cast<int>(pass.rows.size());
-  upload(pass, rows);
+  const bool graphed = prefill_graphs_enabled();
+  const int padded = graphed ? (rows + kPrefillGraphRows - 1) / kPrefillGraphRows * kPrefillGraphRows
+                             : rows;
+  upload(pass, padded);
   std::vector<std::int32_t> logit_rows;
   for (const LogitsTarget& target : pass.logits) logit_rows.push_back(target.row);
   check_cuda(cudaMemcpyAsync(forward_->logit_rows(), logit_rows.data(),
                              logit_rows.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice,
                              stream_),
              "uploading logit rows");
-  forward_->layers(rows, PassForm::prefill, stream_);
+  if (graphed) {
+    check_cuda(cudaGraphLaunch(prefill_graph(padded), stream_), "launching a prefill graph");
+  } else {
+    forward_->layers(rows, PassForm::prefill, stream_);
+  }
   const int count = static_cast<int>(logit_rows.size());
   forward_->final_norm(forward_->logit_rows(), count, PassForm::prefill, stream_);
   // normed row i now holds pass row logit_rows[i]; map targets onto it.
@@ -429,34 +455,56 @@ void CudaEngine::run_decode(Pass& pass) {
 // and lm_head for `bucket` rows, reading rows and block tables from fixed
 // workspace buffers.
 cudaGraphExec_t CudaEngine::decode_graph(DecodeGraphKey key) {
-  const auto [bucket, splits] = key;
   const auto found = decode_graphs_.find(key);
   if (found != decode_graphs_.end()) return found->second;
-  check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
-             "capturing the decode graph");
-  cudaGraph_t graph = nullptr;
-  try {
+  const auto [bucket, splits] = key;
+  char what[96];
+  std::snprintf(what, sizeof what, "decode graph for %d rows, %d attention slices", bucket, splits);
+  cudaGraphExec_t exec = capture(what, [&, bucket = bucket, splits = splits] {
     forward_->layers(bucket, PassForm::decode, stream_, splits);
     forward_->final_norm(nullptr, bucket, PassForm::decode, stream_);
     forward_->lm_head(0, bucket, stream_);
     forward_->greedy(bucket, stream_);
+  });
+  decode_graphs_.emplace(key, exec);
+  return exec;
+}
+
+// One graph per padded row count: the layers of a prefill pass (the final
+// norm and lm_head, which take the pass's logit rows, run after it).
+cudaGraphExec_t CudaEngine::prefill_graph(int rows) {
+  const auto found = prefill_graphs_.find(rows);
+  if (found != prefill_graphs_.end()) return found->second;
+  char what[64];
+  std::snprintf(what, sizeof what, "prefill graph for %d rows", rows);
+  cudaGraphExec_t exec = capture(what, [&] { forward_->layers(rows, PassForm::prefill, stream_); });
+  prefill_graphs_.emplace(rows, exec);
+  return exec;
+}
+
+// What `record` enqueues on the engine's stream, as one instantiated graph.
+cudaGraphExec_t CudaEngine::capture(const char* what, const std::function<void()>& record) {
+  check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
+             std::string("capturing the ") + what);
+  cudaGraph_t graph = nullptr;
+  try {
+    record();
   } catch (...) {
     cudaStreamEndCapture(stream_, &graph);
     if (graph != nullptr) cudaGraphDestroy(graph);
     throw;
   }
-  check_cuda(cudaStreamEndCapture(stream_, &graph), "capturing the decode graph");
+  check_cuda(cudaStreamEndCapture(stream_, &graph), std::string("capturing the ") + what);
   std::size_t nodes = 0;
   cudaGraphGetNodes(graph, nullptr, &nodes);
   cudaGraphExec_t exec = nullptr;
   const cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphDestroy(graph);
-  check_cuda(status, "instantiating the decode graph");
+  check_cuda(status, std::string("instantiating the ") + what);
   if (engine_log_enabled()) {
-    std::fprintf(stderr, "%s: decode graph for %d rows, %d attention slices: %zu kernel launches per step\n",
-                 TargetPolicy::kPluginName, bucket, splits, nodes);
+    std::fprintf(stderr, "%s: %s: %zu kernel launches%s\n", TargetPolicy::kPluginName, what, nodes,
+                 std::strncmp(what, "decode", 6) == 0 ? " per step" : "");
   }
-  decode_graphs_.emplace(key, exec);
   return exec;
 }
 

@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,7 @@ inline constexpr std::uint32_t kDefaultMaxSequences = 64;
 inline constexpr int kMaxDecodeRows = 64;      // largest decode bucket
 inline constexpr int kMaxPrefillRows = 2048;   // token rows per prefill pass
 inline constexpr int kLogitsRowsAtOnce = 64;   // lm_head rows per launch
+inline constexpr int kPrefillGraphRows = 64;   // prefill graphs: rows padded to a multiple
 inline constexpr std::size_t kGemmWorkspaceBytes = 32u << 20;
 // Left free for cuBLAS, graphs and the CUDA context's own growth.
 inline constexpr std::uint64_t kDeviceHeadroomBytes = 512ull << 20;
@@ -88,6 +90,8 @@ class CudaEngine {
   // (rows bucket, decode attention slices)
   using DecodeGraphKey = std::pair<int, int>;
   cudaGraphExec_t decode_graph(DecodeGraphKey key);
+  cudaGraphExec_t prefill_graph(int rows);
+  cudaGraphExec_t capture(const char* what, const std::function<void()>& record);
   void copy_logits(const Pass& pass, int first_row, int count);
   void synchronize(const char* what);
 
@@ -108,6 +112,7 @@ class CudaEngine {
   std::unique_ptr<LtGemm> gemm_;
   std::unique_ptr<DeviceForward> forward_;
   std::map<DecodeGraphKey, cudaGraphExec_t> decode_graphs_;
+  std::map<int, cudaGraphExec_t> prefill_graphs_;  // by padded row count
   // Draws sampled rows on the device when the host sends sampling (ABI 1.2).
   std::optional<DeviceSampler> sampler_;
   std::uint64_t downloaded_bytes_ = 0;  // by the current step
