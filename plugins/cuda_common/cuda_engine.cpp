@@ -460,7 +460,7 @@ cudaGraphExec_t CudaEngine::decode_graph(DecodeGraphKey key) {
   const auto [bucket, splits] = key;
   char what[96];
   std::snprintf(what, sizeof what, "decode graph for %d rows, %d attention slices", bucket, splits);
-  cudaGraphExec_t exec = capture(what, [&, bucket = bucket, splits = splits] {
+  cudaGraphExec_t exec = capture(what, "step", [&, bucket = bucket, splits = splits] {
     forward_->layers(bucket, PassForm::decode, stream_, splits);
     forward_->final_norm(nullptr, bucket, PassForm::decode, stream_);
     forward_->lm_head(0, bucket, stream_);
@@ -477,13 +477,16 @@ cudaGraphExec_t CudaEngine::prefill_graph(int rows) {
   if (found != prefill_graphs_.end()) return found->second;
   char what[64];
   std::snprintf(what, sizeof what, "prefill graph for %d rows", rows);
-  cudaGraphExec_t exec = capture(what, [&] { forward_->layers(rows, PassForm::prefill, stream_); });
+  cudaGraphExec_t exec =
+      capture(what, "pass", [&] { forward_->layers(rows, PassForm::prefill, stream_); });
   prefill_graphs_.emplace(rows, exec);
   return exec;
 }
 
-// What `record` enqueues on the engine's stream, as one instantiated graph.
-cudaGraphExec_t CudaEngine::capture(const char* what, const std::function<void()>& record) {
+// What `record` enqueues on the engine's stream, as one instantiated graph;
+// the engine log counts its launches per `unit` (what one launch runs).
+cudaGraphExec_t CudaEngine::capture(const char* what, const char* unit,
+                                    const std::function<void()>& record) {
   check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
              std::string("capturing the ") + what);
   cudaGraph_t graph = nullptr;
@@ -502,8 +505,8 @@ cudaGraphExec_t CudaEngine::capture(const char* what, const std::function<void()
   cudaGraphDestroy(graph);
   check_cuda(status, std::string("instantiating the ") + what);
   if (engine_log_enabled()) {
-    std::fprintf(stderr, "%s: %s: %zu kernel launches%s\n", TargetPolicy::kPluginName, what, nodes,
-                 std::strncmp(what, "decode", 6) == 0 ? " per step" : "");
+    std::fprintf(stderr, "%s: %s: %zu kernel launches per %s\n", TargetPolicy::kPluginName, what,
+                 nodes, unit);
   }
   return exec;
 }

@@ -91,7 +91,7 @@ class CudaEngine {
   using DecodeGraphKey = std::pair<int, int>;
   cudaGraphExec_t decode_graph(DecodeGraphKey key);
   cudaGraphExec_t prefill_graph(int rows);
-  cudaGraphExec_t capture(const char* what, const std::function<void()>& record);
+  cudaGraphExec_t capture(const char* what, const char* unit, const std::function<void()>& record);
   void copy_logits(const Pass& pass, int first_row, int count);
   void synchronize(const char* what);
 
