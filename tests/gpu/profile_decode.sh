@@ -4,7 +4,8 @@
 # 256-token prompt, then per-kernel time, DRAM bytes and achieved bandwidth
 # of a few decode steps and of one 1024-token prefill, as CSV.
 #   tests/gpu/profile_decode.sh RESULTS_DIR [CONFIG.json]    (NCU=0: timing only;
-#   DECODE_LAUNCHES / PREFILL_LAUNCHES: kernels profiled, 900 / 400)
+#   DECODE_LAUNCHES / PREFILL_LAUNCHES: kernels profiled, 900 / 400;
+#   DECODE_SKIP: launches before the profiled decode steps, 2000)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 results=${1:?usage: tests/gpu/profile_decode.sh RESULTS_DIR [CONFIG.json]}
@@ -28,9 +29,10 @@ run --prompt-ids "$long_prompt" --max-tokens 1 >/dev/null 2>"$results/timing_${n
 [[ "${NCU:-1}" == 0 ]] && { echo "profile done (timing only)"; exit 0; }
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed
 # Decode: graph launches of the decode steps after warm-up (prefill and
-# graph capture are skipped by the kernel count of one step times 4).
+# graph capture are skipped: DECODE_SKIP, at least the prefill's launches
+# and a few steps' (a step's kernel count is in the engine log).
 ncu --clock-control none --cache-control none --graph-profiling node --metrics "$metrics" --csv --page raw \
-  --launch-skip 2000 --launch-count "${DECODE_LAUNCHES:-900}" \
+  --launch-skip "${DECODE_SKIP:-2000}" --launch-count "${DECODE_LAUNCHES:-900}" \
   "$host" --state-file "$work/state.json" generate --model "$work/model" --plugin cuda_sm90a \
   --max-context 2048 --prompt-ids "$prompt" --max-tokens 16 >"$results/ncu_decode_$name.csv" 2>"$results/ncu_decode_$name.log"
 ncu --clock-control none --cache-control none --metrics "$metrics" --csv --page raw --launch-count "${PREFILL_LAUNCHES:-400}" \
