@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace algenta::cuda {
@@ -9,6 +11,18 @@ namespace {
 
 void check_launch(cudaError_t status, const char* kernel) {
   check_cuda(status, std::string("launching ") + kernel);
+}
+
+// With ALGENTA_CUDA_ROPE_IN_ATTENTION=1 decode attention does
+// qkv_rope_cache's work in its prologue (one launch a layer fewer, the same
+// bits: attention_exactness compares the two). Off by default until verify
+// and bench have run with it on a card (docs/performance.md).
+bool decode_rope_in_attention() {
+  static const bool fused = [] {
+    const char* setting = std::getenv("ALGENTA_CUDA_ROPE_IN_ATTENTION");
+    return setting != nullptr && std::strcmp(setting, "1") == 0;
+  }();
+  return fused;
 }
 
 }  // namespace
@@ -68,14 +82,18 @@ void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, int 
   float* qkv = ws_.at<float>(ws_.qkv);
   float* out = ws_.at<float>(ws_.attention);
   const DeviceLayer w = weights_.layer(layer);
-  check_launch(launch_qkv_rope_cache(qkv, w.qkv_bias, w.q_norm, w.k_norm, shape_.rms_norm_eps,
-                                     ws_.at<float>(ws_.rope_cos), ws_.at<float>(ws_.rope_sin),
-                                     rows(), row_count, heads, kv, !lo_halves_, stream),
-               "qkv_rope_cache");
+  const HeadTransform transform{w.qkv_bias, w.q_norm, w.k_norm, shape_.rms_norm_eps,
+                                ws_.at<float>(ws_.rope_cos), ws_.at<float>(ws_.rope_sin),
+                                !lo_halves_};
+  const bool fused = form == PassForm::decode && decode_rope_in_attention();
+  if (!fused) {
+    check_launch(launch_qkv_rope_cache(qkv, transform, rows(), row_count, heads, kv, stream),
+                 "qkv_rope_cache");
+  }
   if (form == PassForm::decode) {
     check_launch(launch_attention_decode(qkv, qkv_stride, rows(), row_count, heads, kv,
-                                         attention_scale_, decode_splits,
-                                         ws_.at<float>(ws_.partials),
+                                         fused ? &transform : nullptr, attention_scale_,
+                                         decode_splits, ws_.at<float>(ws_.partials),
                                          ws_.at<unsigned int>(ws_.decode_tickets), out, stream),
                  "attention_decode");
   } else {

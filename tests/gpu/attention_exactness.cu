@@ -10,6 +10,7 @@
 // and 128. A wrong mask, block lookup, slot, head mapping or slice merge
 // changes the bits. Then prefill rows with random inputs: the same bits
 // computed together, one at a time and interleaved with another sequence.
+// Then decode with qkv_rope_cache's work inside against the two kernels.
 //   attention_exactness [SUMMARY_JSON]
 #include <cuda_runtime.h>
 
@@ -169,8 +170,8 @@ void run_case(int length, int head_dim, bool peaked, std::mt19937& rng) {
     const bool decode = splits > 0;
     CHECK_CUDA(cudaMemset(d_out, 0xff, expect.size() * sizeof(float)));
     if (decode) {
-      CHECK_CUDA(launch_attention_decode(d_qkv, qkv_stride, d_rows, n, shape, kv, scale, splits,
-                                         d_partials, d_tickets, d_out, 0));
+      CHECK_CUDA(launch_attention_decode(d_qkv, qkv_stride, d_rows, n, shape, kv, nullptr, scale,
+                                         splits, d_partials, d_tickets, d_out, 0));
     } else {
       CHECK_CUDA(launch_attention_prefill(d_qkv, qkv_stride, d_rows, n, shape, kv, scale,
                                           /*lo_halves=*/splits == 0, d_out, 0));
@@ -286,6 +287,103 @@ void run_batch_invariance(int head_dim, std::mt19937& rng) {
   cudaFree(d_table);
 }
 
+// Decode attention doing qkv_rope_cache's work in its prologue against the
+// two kernels one after the other: random projections, biases, q/k norms and
+// keys and values before each row's position, real RoPE tables; one row per
+// sequence at block, warp and slice edges; both policies. The outputs and
+// the whole cache (the row's key and value written, nothing else touched),
+// bit for bit.
+void run_rope_in_attention(int head_dim, bool with_bias, bool with_norms, bool bf16_inputs,
+                           std::mt19937& rng) {
+  const HeadShape shape{8, 2, head_dim};
+  const std::vector<int> positions{0, 1, 7, 8, 31, 32, 127, 128, 129, 300, 1100};
+  const int n = int(positions.size());
+  const int max_blocks = (positions.back() + kKvBlockTokens) / kKvBlockTokens;
+  const int pool_blocks = n * max_blocks;
+  const size_t pool_floats = size_t(pool_blocks) * shape.kv_heads * kKvBlockTokens * head_dim;
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::vector<float> keys(pool_floats), values(pool_floats);
+  for (float& x : keys) x = normal(rng);
+  for (float& x : values) x = normal(rng);
+  std::vector<int32_t> table(pool_blocks);
+  std::iota(table.begin(), table.end(), 0);
+  std::shuffle(table.begin(), table.end(), rng);
+  std::vector<RowMeta> rows;
+  for (int r = 0; r < n; ++r) rows.push_back({0, positions[r], r, positions[r]});
+  const int qkv_width = (shape.heads + 2 * shape.kv_heads) * head_dim;
+  std::vector<float> qkv(size_t(n) * qkv_width), bias(qkv_width), q_norm(head_dim), k_norm(head_dim);
+  for (float& x : qkv) x = normal(rng);
+  for (float& x : bias) x = normal(rng);
+  for (float& x : q_norm) x = 1.f + 0.25f * normal(rng);
+  for (float& x : k_norm) x = 1.f + 0.25f * normal(rng);
+  const int half = head_dim / 2;
+  const int table_positions = positions.back() + 1;
+  std::vector<float> cos_table(size_t(table_positions) * half), sin_table(cos_table.size());
+  for (int p = 0; p < table_positions; ++p)
+    for (int i = 0; i < half; ++i) {
+      const double angle = p * std::pow(1e6, -2.0 * i / head_dim);
+      cos_table[size_t(p) * half + i] = float(std::cos(angle));
+      sin_table[size_t(p) * half + i] = float(std::sin(angle));
+    }
+  float* d_bias = device_copy(bias);
+  float* d_q_norm = device_copy(q_norm);
+  float* d_k_norm = device_copy(k_norm);
+  float* d_cos = device_copy(cos_table);
+  float* d_sin = device_copy(sin_table);
+  int32_t* d_table = device_copy(table);
+  RowMeta* d_rows = device_copy(rows);
+  const HeadTransform transform{with_bias ? d_bias : nullptr, with_norms ? d_q_norm : nullptr,
+                                with_norms ? d_k_norm : nullptr, 1e-6f, d_cos, d_sin, bf16_inputs};
+  const float scale = 1.0f / std::sqrt(float(head_dim));
+  const int splits = decode_slices_for(positions.back());
+  const size_t out_floats = size_t(n) * shape.heads * head_dim;
+  struct Result {
+    std::vector<float> out, keys, values;
+  };
+  auto run = [&](bool fused) {
+    float* d_keys = device_copy(keys);
+    float* d_values = device_copy(values);
+    float* d_qkv = device_copy(qkv);
+    float* d_out = nullptr;
+    float* d_partials = nullptr;
+    unsigned int* d_tickets = nullptr;
+    CHECK_CUDA(cudaMalloc(&d_out, out_floats * sizeof(float)));
+    CHECK_CUDA(cudaMalloc(&d_partials, size_t(n) * shape.heads * splits * (head_dim + 2) * 4));
+    CHECK_CUDA(cudaMalloc(&d_tickets, size_t(n) * shape.heads * sizeof(unsigned int)));
+    CHECK_CUDA(cudaMemset(d_tickets, 0, size_t(n) * shape.heads * sizeof(unsigned int)));
+    const PagedKv kv{d_keys, d_values, d_table, max_blocks, shape.kv_heads, head_dim};
+    if (!fused) CHECK_CUDA(launch_qkv_rope_cache(d_qkv, transform, d_rows, n, shape, kv, 0));
+    CHECK_CUDA(launch_attention_decode(d_qkv, qkv_width, d_rows, n, shape, kv,
+                                       fused ? &transform : nullptr, scale, splits, d_partials,
+                                       d_tickets, d_out, 0));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    Result result{host_copy(d_out, out_floats), host_copy(d_keys, pool_floats),
+                  host_copy(d_values, pool_floats)};
+    for (void* ptr : {(void*)d_keys, (void*)d_values, (void*)d_qkv, (void*)d_out,
+                      (void*)d_partials, (void*)d_tickets})
+      cudaFree(ptr);
+    return result;
+  };
+  const Result apart = run(false), fused = run(true);
+  auto differing = [](const std::vector<float>& a, const std::vector<float>& b) {
+    size_t bad = 0;
+    for (size_t i = 0; i < a.size(); ++i) bad += same_bits(a[i], b[i]) ? 0 : 1;
+    return bad;
+  };
+  char name[160];
+  const char* form = with_bias ? "bias" : with_norms ? "q/k norms" : "plain";
+  std::snprintf(name, sizeof name, "decode with RoPE inside = qkv_rope_cache + decode, hd=%d %s%s",
+                head_dim, form, bf16_inputs ? " bf16" : "");
+  report(name, differing(apart.out, fused.out), out_floats);
+  std::snprintf(name, sizeof name, "  and the same cache, hd=%d %s%s", head_dim, form,
+                bf16_inputs ? " bf16" : "");
+  report(name, differing(apart.keys, fused.keys) + differing(apart.values, fused.values),
+         2 * pool_floats);
+  for (void* ptr : {(void*)d_bias, (void*)d_q_norm, (void*)d_k_norm, (void*)d_cos, (void*)d_sin,
+                    (void*)d_table, (void*)d_rows})
+    cudaFree(ptr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -294,6 +392,10 @@ int main(int argc, char** argv) {
     for (int length : {1, 31, 32, 33, 100, 600, 1100})
       for (bool peaked : {false, true}) run_case(length, head_dim, peaked, rng);
   for (int head_dim : {16, 64, 128}) run_batch_invariance(head_dim, rng);
+  for (int head_dim : {18, 64, 128, 256})
+    for (int form = 0; form < 3; ++form)
+      for (bool bf16_inputs : {false, true})
+        run_rope_in_attention(head_dim, form == 1, form == 2, bf16_inputs, rng);
   std::printf("attention: %d cases, %d failed\n", cases, failed);
   if (argc > 1) {
     if (FILE* f = std::fopen(argv[1], "w")) {

@@ -19,6 +19,7 @@
 #include "attention_prefill_mma.hpp"
 #include "attention_common.cuh"
 #include "dependent_launch.cuh"
+#include "head_transform.cuh"
 #include "launch.hpp"
 #include "warp_reduce.cuh"
 
@@ -459,11 +460,16 @@ __device__ __forceinline__ float sum_over_keys(float value) {
 }
 
 // The warp's keys of slice `first_block`: rows first .. first + 7 of one KV
-// block, `live` of them at or before the row's position (0: none).
+// block, `live` of them at or before the row's position (0: none). Key
+// `fresh` (the row's own position, when its block computed it) is read from
+// the block's shared copy instead of the cache.
 struct WarpKeys {
   const float* keys;    // the warp's first key row (null when live is 0)
   const float* values;
   int live;
+  int fresh = -1;
+  const float* fresh_key = nullptr;
+  const float* fresh_value = nullptr;
 };
 
 __device__ WarpKeys warp_keys(const PagedKv& kv, const RowMeta& row, int kv_head, int first_block) {
@@ -490,10 +496,12 @@ __device__ __forceinline__ void load_key_chunks(const WarpKeys& mine, int chunks
   const int key = lane / kDecodeLanesPerKey;
   const int first = pass * kDecodePassChunks + lane % kDecodeLanesPerKey;
   const ChunkOf<kVec>* rows = reinterpret_cast<const ChunkOf<kVec>*>(mine.keys);
+  const ChunkOf<kVec>* fresh = reinterpret_cast<const ChunkOf<kVec>*>(mine.fresh_key);
 #pragma unroll
   for (int i = 0; i < kDecodeKeyChunks; ++i) {
     const int c = first + kDecodeLanesPerKey * i;
-    out[i] = key < mine.live && c < chunks ? rows[key * chunks + c] : ChunkOf<kVec>{};
+    out[i] = key < mine.live && c < chunks ? (key == mine.fresh ? fresh[c] : rows[key * chunks + c])
+                                           : ChunkOf<kVec>{};
   }
 }
 
@@ -504,9 +512,11 @@ __device__ __forceinline__ void load_value_chunks(const WarpKeys& mine, int chun
                                                   ChunkOf<kVec> (&out)[kDecodeKeysPerWarp]) {
   const int c = pass * kDecodePassChunks + threadIdx.x % 32;
   const ChunkOf<kVec>* rows = reinterpret_cast<const ChunkOf<kVec>*>(mine.values);
+  const ChunkOf<kVec>* fresh = reinterpret_cast<const ChunkOf<kVec>*>(mine.fresh_value);
 #pragma unroll
   for (int k = 0; k < kDecodeKeysPerWarp; ++k)
-    out[k] = k < mine.live && c < chunks ? rows[k * chunks + c] : ChunkOf<kVec>{};
+    out[k] = k < mine.live && c < chunks ? (k == mine.fresh ? fresh[c] : rows[k * chunks + c])
+                                         : ChunkOf<kVec>{};
 }
 
 // Lane 4k + p's part of key k's dot product over one pass, chunks in order.
@@ -590,13 +600,78 @@ __device__ void merge_slices(const float* first, int count, int stride, int hd, 
   if (d < hd) target[d] = __fmul_rn(acc, 1.0f / sum);
 }
 
-template <bool kVec>
+// The row's query head `head` as decode attention reads it (qkv_rope_cache's
+// arithmetic, head_transform.cuh), into `query`, by one warp.
+__device__ __forceinline__ void stage_fresh_query(const float* row_qkv, const HeadTransform& t,
+                                                  const HeadShape& shape, const RowMeta& row,
+                                                  int head, float* scratch, float* query) {
+  const int lane = threadIdx.x % 32;
+  const int hd = shape.head_dim;
+  const HeadTables tables = load_head_tables(t, shape, head, rope_angle_position(row, true));
+  HeadInputs in = load_head_inputs(row_qkv + head * hd, nullptr, hd);
+  float rotated[kMaxHeadDimPerLane], unused[kMaxHeadDimPerLane];
+  transform_head(in, tables, false, t.bias != nullptr, t.q_norm != nullptr, t.eps, hd,
+                 t.bf16_inputs, scratch, rotated, unused);
+#pragma unroll
+  for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+    if (lane + 32 * i < hd) query[lane + 32 * i] = rotated[i];
+  }
+}
+
+// The row's key and value of kv head `kv_head` into `key` and `value`, by
+// one warp; with `writes_cache`, into the cache slot of the row's position too.
+__device__ __forceinline__ void stage_fresh_key(const float* row_qkv, const HeadTransform& t,
+                                                const HeadShape& shape, const PagedKv& kv,
+                                                const RowMeta& row, int kv_head, bool writes_cache,
+                                                float* scratch, float* key, float* value) {
+  const int lane = threadIdx.x % 32;
+  const int hd = shape.head_dim;
+  const int head = shape.heads + kv_head;  // in [q | k | v]
+  const HeadTables tables = load_head_tables(t, shape, head, rope_angle_position(row, false));
+  HeadInputs in = load_head_inputs(row_qkv + head * hd, row_qkv + (head + shape.kv_heads) * hd, hd);
+  float rotated[kMaxHeadDimPerLane], value_out[kMaxHeadDimPerLane];
+  transform_head(in, tables, true, t.bias != nullptr, t.k_norm != nullptr, t.eps, hd,
+                 t.bf16_inputs, scratch, rotated, value_out);
+  const int slot_position = cache_slot_position(row);
+  float* cache_key =
+      writes_cache ? cache_row(kv.keys, kv, row.slot, kv_head, slot_position) : nullptr;
+  float* cache_value =
+      writes_cache ? cache_row(kv.values, kv, row.slot, kv_head, slot_position) : nullptr;
+#pragma unroll
+  for (int i = 0; i < kMaxHeadDimPerLane; ++i) {
+    const int d = lane + 32 * i;
+    if (d >= hd) break;
+    key[d] = rotated[i];
+    value[d] = value_out[i];
+    if (writes_cache) {
+      cache_key[d] = rotated[i];
+      cache_value[d] = value_out[i];
+    }
+  }
+  __syncwarp();
+}
+
+// kFresh: the kernel also does qkv_rope_cache's work for its row
+// (head_transform.cuh): the last warp turns the raw query into the staged
+// one, and the warp holding the row's position computes that key and value
+// and reads them from shared memory; the block of the kv head's first query
+// head writes them to the cache for the steps after. Same bits as the two
+// kernels, one launch a layer fewer. Without it q is read from qkv as
+// transformed and the position's key from the cache.
+template <bool kVec, bool kFresh>
 __global__ void __launch_bounds__(kDecodeWarps * 32)
     attention_decode_kernel(const float* __restrict__ qkv, int qkv_stride,
                             const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv,
-                            float scale, int splits, float* __restrict__ partials,
-                            unsigned int* __restrict__ tickets, float* __restrict__ out) {
+                            HeadTransform transform, float scale, int splits,
+                            float* __restrict__ partials, unsigned int* __restrict__ tickets,
+                            float* __restrict__ out) {
+  constexpr int kFreshFloats = kFresh ? kMaxHeadDim : 1;
+  // The warp that stages the query: in a row's last slice it most often holds no keys.
+  constexpr int kQueryWarp = kDecodeWarps - 1;
   __shared__ __align__(16) float query[kMaxHeadDim];
+  __shared__ __align__(16) float fresh_key[kFreshFloats];
+  __shared__ __align__(16) float fresh_value[kFreshFloats];
+  __shared__ float transform_scratch[2][kFreshFloats];
   __shared__ __align__(16) float warp_acc[kDecodeWarps][kMaxHeadDim];
   __shared__ float warp_max_score[kDecodeWarps];
   __shared__ float warp_weight_sum[kDecodeWarps];
@@ -629,22 +704,45 @@ __global__ void __launch_bounds__(kDecodeWarps * 32)
   // (a sequence has one row a step, and passes are ordered by their row
   // uploads), so a warp whose keys all lie before it loads them before the
   // kernel ahead has finished; the warp holding the position itself, which
-  // that kernel writes, only after.
-  const WarpKeys mine = warp_keys(kv, row, kv_head_of(head, shape), first_block);
+  // that kernel writes (or this block computes), only after.
+  const int kv_head = kv_head_of(head, shape);
+  WarpKeys mine = warp_keys(kv, row, kv_head, first_block);
   const int first_key = first_block * kKvBlockTokens + warp * kDecodeKeysPerWarp;
   const bool holds_position = first_key <= row.position && row.position < first_key + kDecodeKeysPerWarp;
+  const float* row_qkv = qkv + static_cast<int64_t>(blockIdx.x) * qkv_stride;
+  // kFresh: the warps that transform a head do so first, then load their
+  // keys (their registers are free by then).
+  const bool loads_late = holds_position || (kFresh && warp == kQueryWarp);
+  if constexpr (kFresh) {
+    if (loads_late) {
+      wait_for_previous_kernel();
+      if (warp == kQueryWarp) {
+        stage_fresh_query(row_qkv, transform, shape, row, head, transform_scratch[0], query);
+      }
+      if (holds_position) {
+        stage_fresh_key(row_qkv, transform, shape, kv, row, kv_head,
+                        head == first_head_of(kv_head, shape), transform_scratch[1], fresh_key,
+                        fresh_value);
+        mine.fresh = row.position - first_key;
+        mine.fresh_key = fresh_key;
+        mine.fresh_value = fresh_value;
+      }
+    }
+  }
   ChunkOf<kVec> keys[kDecodeKeyChunks], values[kDecodeKeysPerWarp];
-  if (!holds_position) {
+  if (!loads_late) {
     load_key_chunks<kVec>(mine, chunks, 0, keys);
     load_value_chunks<kVec>(mine, chunks, 0, values);
   }
   wait_for_previous_kernel();
-  if (holds_position) {
+  if constexpr (!kFresh) {
+    const float* source = row_qkv + head * hd;
+    for (int d = threadIdx.x; d < hd; d += blockDim.x) query[d] = source[d];
+  }
+  if (loads_late) {
     load_key_chunks<kVec>(mine, chunks, 0, keys);
     load_value_chunks<kVec>(mine, chunks, 0, values);
   }
-  const float* source = qkv + static_cast<int64_t>(blockIdx.x) * qkv_stride + head * hd;
-  for (int d = threadIdx.x; d < hd; d += blockDim.x) query[d] = source[d];
   __syncthreads();
 
   // Scores: lane 4k + p ends with key k's.
@@ -750,16 +848,21 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
 }
 
 cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowMeta* rows,
-                                    int row_count, HeadShape shape, PagedKv kv, float scale,
-                                    int splits, float* partials, unsigned int* tickets,
-                                    float* out, cudaStream_t stream) {
+                                    int row_count, HeadShape shape, PagedKv kv,
+                                    const HeadTransform* transform, float scale, int splits,
+                                    float* partials, unsigned int* tickets, float* out,
+                                    cudaStream_t stream) {
   if (row_count == 0) return cudaSuccess;
-  if (!shape_ok(shape) || splits <= 0) return cudaErrorInvalidValue;
+  if (!shape_ok(shape) || splits <= 0 || shape.head_dim % 2 != 0) return cudaErrorInvalidValue;
   const dim3 grid(row_count, shape.heads, splits);
-  const auto kernel = vector_rows(shape, kv) ? attention_decode_kernel<true>
-                                             : attention_decode_kernel<false>;
+  const bool vec = vector_rows(shape, kv);
+  const auto kernel = transform != nullptr ? (vec ? attention_decode_kernel<true, true>
+                                                  : attention_decode_kernel<false, true>)
+                                           : (vec ? attention_decode_kernel<true, false>
+                                                  : attention_decode_kernel<false, false>);
   return launch_dependent(kernel, grid, kDecodeWarps * 32, stream, qkv, qkv_stride, rows, shape,
-                          kv, scale, splits, partials, tickets, out);
+                          kv, transform != nullptr ? *transform : HeadTransform{}, scale, splits,
+                          partials, tickets, out);
 }
 
 }  // namespace algenta::cuda

@@ -54,4 +54,16 @@ struct HeadShape {
   int head_dim;
 };
 
+// What turns a row's fused [q | k | v] projection into attention's inputs:
+// the biases, the per-head norms and RoPE.
+struct HeadTransform {
+  const float* bias;      // [q | k | v] biases, or null
+  const float* q_norm;    // per-head norm weights [head_dim], or null
+  const float* k_norm;
+  float eps;
+  const float* rope_cos;  // [positions][head_dim / 2]
+  const float* rope_sin;
+  bool bf16_inputs;       // q, k and v rounded to bf16 values (the bf16 policy)
+};
+
 }  // namespace algenta::cuda

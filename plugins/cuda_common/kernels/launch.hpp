@@ -32,11 +32,8 @@ cudaError_t launch_rmsnorm_residual(float* x, const float* delta, const float* d
 // [positions][head_dim / 2]); q stays in qkv, k and v go to the cache slot
 // of the row's position. bf16_inputs (the bf16 policy): q, k and v are
 // rounded to bf16 values (still stored as fp32) on the way.
-cudaError_t launch_qkv_rope_cache(float* qkv, const float* bias, const float* q_norm,
-                                  const float* k_norm, float eps, const float* rope_cos,
-                                  const float* rope_sin, const RowMeta* rows, int row_count,
-                                  HeadShape shape, PagedKv kv, bool bf16_inputs,
-                                  cudaStream_t stream);
+cudaError_t launch_qkv_rope_cache(float* qkv, const HeadTransform& transform, const RowMeta* rows,
+                                  int row_count, HeadShape shape, PagedKv kv, cudaStream_t stream);
 
 // Causal attention of every row's query heads (q inside qkv rows of
 // qkv_stride floats) over its sequence's cached keys 0..position.
@@ -57,10 +54,15 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
 // of every row (a row needing more traps: its output would never be
 // written), so the launch follows the live length, not the context. A row's
 // bits do not depend on it.
+// With `transform`, qkv is the projection as written and the kernel does
+// launch_qkv_rope_cache's work for its rows first (the same bits: q, and the
+// row's key and value, which it also writes to the cache); without it (null),
+// qkv_rope_cache has run.
 cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowMeta* rows,
-                                    int row_count, HeadShape shape, PagedKv kv, float scale,
-                                    int splits, float* partials, unsigned int* tickets,
-                                    float* out, cudaStream_t stream);
+                                    int row_count, HeadShape shape, PagedKv kv,
+                                    const HeadTransform* transform, float scale, int splits,
+                                    float* partials, unsigned int* tickets, float* out,
+                                    cudaStream_t stream);
 
 // out[r, i] = silu(gate_up[r, i]) * gate_up[r, intermediate + i]
 cudaError_t launch_swiglu(const float* gate_up, int rows, int intermediate, float* out,
