@@ -65,11 +65,22 @@ std::int32_t* DeviceForward::greedy_tokens() const {
 // ~16 mantissa bits (exact); the bf16 policy takes hi alone.
 void DeviceForward::project(const float* input, const Element* weight, float* output, int rows,
                             int n, int k, cudaStream_t stream) const {
-  Element* hi = ws_.at<Element>(ws_.hi);
-  Element* lo = lo_halves_ ? ws_.at<Element>(ws_.lo) : nullptr;
-  check_launch(launch_split_hi_lo(input, std::int64_t{rows} * k, hi, lo, stream), "split_hi_lo");
-  gemm_.run(hi, weight, output, rows, n, k, /*accumulate=*/false, stream);
-  if (lo != nullptr) gemm_.run(lo, weight, output, rows, n, k, /*accumulate=*/true, stream);
+  check_launch(launch_split_hi_lo(input, std::int64_t{rows} * k, input_hi(), input_lo(), stream),
+               "split_hi_lo");
+  project_halves(weight, output, rows, n, k, stream);
+}
+
+// The same GEMMs on input halves already in the workspace (written by the
+// norm or SwiGLU kernel before it).
+void DeviceForward::project_halves(const Element* weight, float* output, int rows, int n, int k,
+                                   cudaStream_t stream) const {
+  gemm_.run(input_hi(), weight, output, rows, n, k, /*accumulate=*/false, stream);
+  if (lo_halves_) gemm_.run(input_lo(), weight, output, rows, n, k, /*accumulate=*/true, stream);
+}
+
+Element* DeviceForward::input_hi() const { return ws_.at<Element>(ws_.hi); }
+Element* DeviceForward::input_lo() const {
+  return lo_halves_ ? ws_.at<Element>(ws_.lo) : nullptr;
 }
 
 void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, int decode_splits,
@@ -112,10 +123,8 @@ void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream,
   const int qkv_width = static_cast<int>(shape_.q_dim() + 2 * shape_.kv_dim());
   const int inter = static_cast<int>(shape_.intermediate);
   float* x = ws_.at<float>(ws_.x);
-  float* normed = ws_.at<float>(ws_.normed);
   float* delta = ws_.at<float>(ws_.delta);
   float* gate_up = ws_.at<float>(ws_.gate_up);
-  float* activation = ws_.at<float>(ws_.activation);
 
   check_launch(launch_embed(weights_.embed_tokens(), this->rows(), rows, hidden, x, stream),
                "embed");
@@ -124,20 +133,23 @@ void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream,
       decode_layer(l, rows, splits, stream);
       continue;
     }
+    // The norms and SwiGLU write the next GEMM's input halves themselves.
     const DeviceLayer w = weights_.layer(l);
-    check_launch(launch_rmsnorm_residual(x, l == 0 ? nullptr : delta, nullptr, w.input_norm,
-                                         nullptr, rows, hidden, shape_.rms_norm_eps, normed,
-                                         stream),
+    check_launch(launch_rmsnorm_residual_hi_lo(x, l == 0 ? nullptr : delta, nullptr, w.input_norm,
+                                               rows, hidden, shape_.rms_norm_eps, input_hi(),
+                                               input_lo(), stream),
                  "rmsnorm_residual");
-    project(normed, w.qkv, ws_.at<float>(ws_.qkv), rows, qkv_width, hidden, stream);
+    project_halves(w.qkv, ws_.at<float>(ws_.qkv), rows, qkv_width, hidden, stream);
     attend(l, rows, form, splits, stream);
     project(ws_.at<float>(ws_.attention), w.o, delta, rows, hidden, q_dim, stream);
-    check_launch(launch_rmsnorm_residual(x, delta, w.o_bias, w.post_attention_norm, nullptr, rows,
-                                         hidden, shape_.rms_norm_eps, normed, stream),
+    check_launch(launch_rmsnorm_residual_hi_lo(x, delta, w.o_bias, w.post_attention_norm, rows,
+                                               hidden, shape_.rms_norm_eps, input_hi(), input_lo(),
+                                               stream),
                  "rmsnorm_residual");
-    project(normed, w.gate_up, gate_up, rows, 2 * inter, hidden, stream);
-    check_launch(launch_swiglu(gate_up, rows, inter, activation, stream), "swiglu");
-    project(activation, w.down, delta, rows, hidden, inter, stream);
+    project_halves(w.gate_up, gate_up, rows, 2 * inter, hidden, stream);
+    check_launch(launch_swiglu_hi_lo(gate_up, rows, inter, input_hi(), input_lo(), stream),
+                 "swiglu");
+    project_halves(w.down, delta, rows, hidden, inter, stream);
   }
 }
 

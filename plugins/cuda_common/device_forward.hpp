@@ -70,6 +70,10 @@ class DeviceForward {
  private:
   void project(const float* input, const Element* weight, float* output, int rows, int n, int k,
                cudaStream_t stream) const;
+  void project_halves(const Element* weight, float* output, int rows, int n, int k,
+                      cudaStream_t stream) const;
+  Element* input_hi() const;
+  Element* input_lo() const;  // null in the bf16 policy
   void attend(std::size_t layer, int row_count, PassForm form, int decode_splits,
               cudaStream_t stream) const;
   DecodeGemmInput normed_input(const float* norm_weight, int rows, cudaStream_t stream) const;

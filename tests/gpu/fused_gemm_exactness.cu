@@ -5,11 +5,14 @@
 //  - gate_up:  (rmsnorm kernel,) the GEMM, swiglu kernel  ==  the gate_up GEMM
 //              with SwiGLU in its epilogue (and the norm inside)
 //  - residual: the GEMM, then the residual add (+ bias)  ==  the GEMM adding
+//  - prefill halves: the norm (with its residual add) or SwiGLU kernel, then
+//              split_hi_lo  ==  the kernel writing the hi / lo halves itself
 // At the Qwen3-0.6B, Llama-3.2-1B and Qwen2.5-7B decode shapes, for 1 to the
 // largest decode bucket's rows, both policies, plus a ragged K (scalar
 // loads). Prints one line per case; exits non-zero on any mismatch.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -133,6 +136,46 @@ void residual_case(std::mt19937& rng, const char* label, const DeviceBuffer<Elem
           x_unfused.read(size_t(M) * N), x_fused.read(size_t(M) * N));
 }
 
+std::vector<float> widened(const std::vector<Element>& halves) {
+  std::vector<float> out(halves.size());
+  for (size_t i = 0; i < halves.size(); ++i) out[i] = static_cast<float>(halves[i]);
+  return out;
+}
+
+// A prefill GEMM's input halves: the norm (x += delta + bias first) or
+// SwiGLU, then split_hi_lo, against the kernel writing them itself.
+void prefill_halves_case(std::mt19937& rng, const char* label, int M, int K, int units, bool lo) {
+  const std::string suffix = std::string(label) + " M=" + std::to_string(M) + (lo ? " exact" : " bf16");
+  const std::vector<float> x0 = normals(rng, size_t(M) * K, 2.f);
+  const DeviceBuffer<float> delta(normals(rng, size_t(M) * K, 1.f));
+  const DeviceBuffer<float> bias(normals(rng, K, 0.5f));
+  const DeviceBuffer<float> norm_weight(normals(rng, K, 1.f));
+  DeviceBuffer<float> x_unfused(x0), x_fused(x0), normed(size_t(M) * K);
+  const size_t widest = size_t(M) * std::max(K, units);
+  DeviceBuffer<Element> hi_unfused(widest), lo_unfused(widest), hi_fused(widest), lo_fused(widest);
+  Element* lo_a = lo ? lo_unfused.ptr : nullptr;
+  Element* lo_b = lo ? lo_fused.ptr : nullptr;
+  const size_t n = size_t(M) * K;
+  CHECK_CUDA(kernels::launch_rmsnorm_residual(x_unfused.ptr, delta.ptr, bias.ptr, norm_weight.ptr,
+                                              nullptr, M, K, kEps, normed.ptr, 0));
+  CHECK_CUDA(kernels::launch_split_hi_lo(normed.ptr, int64_t(n), hi_unfused.ptr, lo_a, 0));
+  CHECK_CUDA(kernels::launch_rmsnorm_residual_hi_lo(x_fused.ptr, delta.ptr, bias.ptr,
+                                                    norm_weight.ptr, M, K, kEps, hi_fused.ptr,
+                                                    lo_b, 0));
+  compare("norm to halves, hi " + suffix, widened(hi_unfused.read(n)), widened(hi_fused.read(n)));
+  if (lo) compare("norm to halves, lo " + suffix, widened(lo_unfused.read(n)), widened(lo_fused.read(n)));
+  compare("norm to halves, residual " + suffix, x_unfused.read(n), x_fused.read(n));
+
+  const size_t m = size_t(M) * units;
+  const DeviceBuffer<float> gate_up(normals(rng, 2 * m, 2.f));
+  DeviceBuffer<float> activation(m);
+  CHECK_CUDA(kernels::launch_swiglu(gate_up.ptr, M, units, activation.ptr, 0));
+  CHECK_CUDA(kernels::launch_split_hi_lo(activation.ptr, int64_t(m), hi_unfused.ptr, lo_a, 0));
+  CHECK_CUDA(kernels::launch_swiglu_hi_lo(gate_up.ptr, M, units, hi_fused.ptr, lo_b, 0));
+  compare("SwiGLU to halves, hi " + suffix, widened(hi_unfused.read(m)), widened(hi_fused.read(m)));
+  if (lo) compare("SwiGLU to halves, lo " + suffix, widened(lo_unfused.read(m)), widened(lo_fused.read(m)));
+}
+
 struct DecodeShape {
   const char* config;
   int hidden, qkv, q_dim, intermediate;
@@ -168,6 +211,7 @@ int main() {
         residual_case(rng, (config + " down_proj").c_str(), down, M, s.hidden, s.intermediate, lo,
                       false);
       }
+      for (int M : {1, 77, 256}) prefill_halves_case(rng, s.config, M, s.hidden, s.intermediate, lo);
     }
   }
   std::printf("fused_gemm: %d cases, %d failed\n", g_cases, g_failed);

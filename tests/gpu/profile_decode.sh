@@ -2,7 +2,7 @@
 # Profiles the CUDA engine's decode step and prefill on the H200 with Nsight
 # Compute (clocks and caches left alone): a real-shape checkpoint from a seed, a
 # 256-token prompt, then per-kernel time, DRAM bytes and achieved bandwidth
-# of a few decode steps and of one 1024-token prefill, as CSV.
+# of a few decode steps and of one prefill (PREFILL_TOKENS, 1024), as CSV.
 #   tests/gpu/profile_decode.sh RESULTS_DIR [CONFIG.json]    (NCU=0: timing only;
 #   DECODE_LAUNCHES / PREFILL_LAUNCHES: kernels profiled, 900 / 400;
 #   DECODE_SKIP: launches before the profiled decode steps, 2000)
@@ -17,13 +17,14 @@ name=$(basename "$(dirname "$config")")
 "$host" --state-file "$work/state.json" prepare "$work/hf" --out "$work/model" --dtype bf16 >>"$results/make_$name.log" 2>&1
 
 prompt=$(seq -s, 1 256)
-long_prompt=$(seq -s, 1 1024)
+prefill_tokens=${PREFILL_TOKENS:-1024}
+long_prompt=$(seq -s, 1 "$prefill_tokens")
 run() { "$host" --state-file "$work/state.json" generate --model "$work/model" --plugin cuda_sm90a --max-context 2048 "$@"; }
 
 # Wall-clock figures first (no profiler attached).
 run --prompt-ids "$prompt" --max-tokens 64 >/dev/null 2>"$results/timing_${name}_64.log"
 run --prompt-ids "$prompt" --max-tokens 512 >/dev/null 2>"$results/timing_${name}_512.log"
-run --prompt-ids "$long_prompt" --max-tokens 1 >/dev/null 2>"$results/timing_${name}_prefill1024.log"
+run --prompt-ids "$long_prompt" --max-tokens 1 >/dev/null 2>"$results/timing_${name}_prefill${prefill_tokens}.log"
 
 # NCU=0: the wall-clock figures only.
 [[ "${NCU:-1}" == 0 ]] && { echo "profile done (timing only)"; exit 0; }

@@ -1,4 +1,5 @@
-// Element-wise kernels: SwiGLU and the hi/lo split of fp32 activations.
+// Element-wise kernels: SwiGLU (fp32, or straight to a prefill GEMM's hi /
+// lo halves) and the hi/lo split of fp32 activations.
 #include "fused_inputs.cuh"
 #include "launch.hpp"
 
@@ -12,14 +13,22 @@ int blocks_for(int64_t count) {
   return static_cast<int>(blocks < 65535 * 16 ? blocks : 65535 * 16);
 }
 
-__global__ void swiglu_kernel(const float* __restrict__ gate_up, int64_t count, int intermediate,
-                              float* __restrict__ out) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t row = i / intermediate;
-    const int64_t column = i % intermediate;
-    const float* base = gate_up + row * 2 * intermediate;
-    out[i] = swiglu_of(base[column], base[intermediate + column]);
+// One block row per token row: columns strided within it, so no element
+// index is divided. Writes fp32 `out`, or (out null) the hi / lo halves.
+__global__ void swiglu_kernel(const float* __restrict__ gate_up, int intermediate,
+                              float* __restrict__ out, Element* __restrict__ hi,
+                              Element* __restrict__ lo) {
+  const int64_t row = blockIdx.y;
+  const float* base = gate_up + row * 2 * intermediate;
+  for (int column = blockIdx.x * blockDim.x + threadIdx.x; column < intermediate;
+       column += gridDim.x * blockDim.x) {
+    const float v = swiglu_of(base[column], base[intermediate + column]);
+    const int64_t i = row * intermediate + column;
+    if (out != nullptr) {
+      out[i] = v;
+    } else {
+      store_hi_lo(v, i, hi, lo);
+    }
   }
 }
 
@@ -27,20 +36,29 @@ __global__ void split_hi_lo_kernel(const float* __restrict__ x, int64_t count,
                                    Element* __restrict__ hi, Element* __restrict__ lo) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
        i += int64_t{gridDim.x} * blockDim.x) {
-    const Element h = static_cast<Element>(x[i]);
-    hi[i] = h;
-    if (lo != nullptr) lo[i] = static_cast<Element>(__fsub_rn(x[i], static_cast<float>(h)));
+    store_hi_lo(x[i], i, hi, lo);
   }
+}
+
+cudaError_t swiglu(const float* gate_up, int rows, int intermediate, float* out, Element* hi,
+                   Element* lo, cudaStream_t stream) {
+  if (rows == 0 || intermediate == 0) return cudaSuccess;
+  if (rows > 65535) return cudaErrorInvalidValue;
+  const dim3 grid((intermediate + kThreads - 1) / kThreads, rows);
+  swiglu_kernel<<<grid, kThreads, 0, stream>>>(gate_up, intermediate, out, hi, lo);
+  return cudaGetLastError();
 }
 
 }  // namespace
 
 cudaError_t launch_swiglu(const float* gate_up, int rows, int intermediate, float* out,
                           cudaStream_t stream) {
-  const int64_t count = int64_t{rows} * intermediate;
-  if (count == 0) return cudaSuccess;
-  swiglu_kernel<<<blocks_for(count), kThreads, 0, stream>>>(gate_up, count, intermediate, out);
-  return cudaGetLastError();
+  return swiglu(gate_up, rows, intermediate, out, nullptr, nullptr, stream);
+}
+
+cudaError_t launch_swiglu_hi_lo(const float* gate_up, int rows, int intermediate, Element* hi,
+                                Element* lo, cudaStream_t stream) {
+  return swiglu(gate_up, rows, intermediate, nullptr, hi, lo, stream);
 }
 
 cudaError_t launch_split_hi_lo(const float* x, std::int64_t count, Element* hi, Element* lo,

@@ -1,12 +1,15 @@
 // What a decode GEMM can do on the way in and out, so the kernels around it
 // need not run: the RMS norm of its input rows, SwiGLU of a gate/up row, and
-// the residual add of its result. Each gives the bits of the kernel it
+// the residual add of its result; and the hi / lo halves a prefill GEMM
+// takes, which the norm and SwiGLU kernels can write themselves. Each gives the bits of the kernel it
 // replaces (rmsnorm_residual_kernel, swiglu_kernel): the same operations in
 // the same order, so a fused and an unfused step agree bit for bit
 // (kernel_exactness compares them on the card).
 #pragma once
 
 #include <cuda_bf16.h>
+
+#include <cstdint>
 
 #ifndef ALGENTA_CUDA_PLANTED_BUG
 #define ALGENTA_CUDA_PLANTED_BUG 0
@@ -21,6 +24,16 @@ inline constexpr int kNormThreads = 256;
 // silu(g) * u, as swiglu_kernel computes it.
 __device__ __forceinline__ float swiglu_of(float g, float u) {
   return __fmul_rn(__fdiv_rn(g, __fadd_rn(1.0f, expf(-g))), u);
+}
+
+// hi[i] = T(v), lo[i] = T(v - hi[i]) (lo null: hi alone): a prefill GEMM's
+// input halves, as split_hi_lo_kernel stores them.
+template <typename T>
+__device__ __forceinline__ void store_hi_lo(float v, int64_t i, T* __restrict__ hi,
+                                            T* __restrict__ lo) {
+  const T h = static_cast<T>(v);
+  hi[i] = h;
+  if (lo != nullptr) lo[i] = static_cast<T>(__fsub_rn(v, static_cast<float>(h)));
 }
 
 // The residual stream after adding a layer's output d (+ bias), as

@@ -26,6 +26,11 @@ cudaError_t launch_rmsnorm_residual(float* x, const float* delta, const float* d
                                     const float* weight, const std::int32_t* row_index,
                                     int out_rows, int hidden, float eps, float* out,
                                     cudaStream_t stream);
+// The same for every row, the normed rows written as a prefill GEMM's input
+// halves (launch_split_hi_lo's bits) instead of fp32.
+cudaError_t launch_rmsnorm_residual_hi_lo(float* x, const float* delta, const float* delta_bias,
+                                          const float* weight, int rows, int hidden, float eps,
+                                          Element* hi, Element* lo, cudaStream_t stream);
 
 // qkv[r] = [q | k | v] as the fused projection wrote it. Adds the biases,
 // applies the per-head q/k norms (when given) and RoPE (cos/sin tables of
@@ -67,6 +72,9 @@ cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowM
 // out[r, i] = silu(gate_up[r, i]) * gate_up[r, intermediate + i]
 cudaError_t launch_swiglu(const float* gate_up, int rows, int intermediate, float* out,
                           cudaStream_t stream);
+// The same, written as a prefill GEMM's input halves (launch_split_hi_lo's bits).
+cudaError_t launch_swiglu_hi_lo(const float* gate_up, int rows, int intermediate, Element* hi,
+                                Element* lo, cudaStream_t stream);
 
 // hi = Element(x), lo = Element(x - hi): two Element GEMMs on hi and lo
 // carry about twice Element's mantissa of the fp32 activations. lo may be

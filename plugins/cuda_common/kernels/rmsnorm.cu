@@ -20,7 +20,8 @@ __global__ void __launch_bounds__(kNormThreads)
     rmsnorm_residual_kernel(float* __restrict__ x, const float* __restrict__ delta,
                             const float* __restrict__ delta_bias, const float* __restrict__ weight,
                             const int32_t* __restrict__ row_index, int hidden, float eps,
-                            float* __restrict__ out) {
+                            float* __restrict__ out, Element* __restrict__ hi,
+                            Element* __restrict__ lo) {
   __shared__ float partial[kNormThreads];
   const int64_t r = row_index != nullptr ? row_index[blockIdx.x] : blockIdx.x;
   float* row = x + r * hidden;
@@ -45,9 +46,15 @@ __global__ void __launch_bounds__(kNormThreads)
     __syncthreads();
   }
   const float scale = 1.0f / sqrtf(partial[0] / static_cast<float>(hidden) + eps);
-  float* out_row = out + static_cast<int64_t>(blockIdx.x) * hidden;
-  for (int c = threadIdx.x; c < hidden; c += kNormThreads)
-    out_row[c] = __fmul_rn(__fmul_rn(row[c], scale), weight[c]);
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * hidden;
+  for (int c = threadIdx.x; c < hidden; c += kNormThreads) {
+    const float v = __fmul_rn(__fmul_rn(row[c], scale), weight[c]);
+    if (out != nullptr) {
+      out[first + c] = v;
+    } else {
+      store_hi_lo(v, first + c, hi, lo);
+    }
+  }
 }
 
 }  // namespace
@@ -64,8 +71,17 @@ cudaError_t launch_rmsnorm_residual(float* x, const float* delta, const float* d
                                     int out_rows, int hidden, float eps, float* out,
                                     cudaStream_t stream) {
   if (out_rows == 0) return cudaSuccess;
-  rmsnorm_residual_kernel<<<out_rows, kNormThreads, 0, stream>>>(x, delta, delta_bias, weight,
-                                                                  row_index, hidden, eps, out);
+  rmsnorm_residual_kernel<<<out_rows, kNormThreads, 0, stream>>>(
+      x, delta, delta_bias, weight, row_index, hidden, eps, out, nullptr, nullptr);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_rmsnorm_residual_hi_lo(float* x, const float* delta, const float* delta_bias,
+                                          const float* weight, int rows, int hidden, float eps,
+                                          Element* hi, Element* lo, cudaStream_t stream) {
+  if (rows == 0) return cudaSuccess;
+  rmsnorm_residual_kernel<<<rows, kNormThreads, 0, stream>>>(
+      x, delta, delta_bias, weight, nullptr, hidden, eps, nullptr, hi, lo);
   return cudaGetLastError();
 }
 
