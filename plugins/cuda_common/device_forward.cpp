@@ -62,29 +62,53 @@ std::int32_t* DeviceForward::greedy_tokens() const {
 }
 
 // The prefill GEMM: hi + lo carry the fp32 activations to tensor cores with
-// ~16 mantissa bits (exact); the bf16 policy takes hi alone.
-void DeviceForward::project(const float* input, const Element* weight, float* output, int rows,
-                            int n, int k, cudaStream_t stream) const {
-  check_launch(launch_split_hi_lo(input, std::int64_t{rows} * k, input_hi(), input_lo(), stream),
+// ~16 mantissa bits (exact); the bf16 policy takes hi alone. Returns the lo
+// part of the output (project_halves).
+const float* DeviceForward::project(const float* input, const Element* weight, float* output,
+                                    int rows, int n, int k, cudaStream_t stream) const {
+  const Halves in = halves(rows, k);
+  check_launch(launch_split_hi_lo(input, std::int64_t{rows} * k, in.hi, in.lo, stream),
                "split_hi_lo");
-  project_halves(weight, output, rows, n, k, stream);
+  return project_halves(weight, output, rows, n, k, stream);
 }
 
-// The same GEMMs on input halves already in the workspace (written by the
-// norm or SwiGLU kernel before it).
-void DeviceForward::project_halves(const Element* weight, float* output, int rows, int n, int k,
-                                   cudaStream_t stream) const {
-  gemm_.run(input_hi(), weight, output, rows, n, k, /*accumulate=*/false, stream);
-  if (lo_halves_) gemm_.run(input_lo(), weight, output, rows, n, k, /*accumulate=*/true, stream);
+// The GEMMs on input halves already in the workspace (written by the norm,
+// SwiGLU or split kernel before it). Stacked (lo's rows right after hi's, as
+// halves() lays them out while 2 rows fit the workspace): one GEMM of 2 rows
+// writes the hi and the lo products apart, and the kernel that reads the
+// output adds the lo part (returned) as the second GEMM's beta = 1 epilogue
+// would have: half the launches and one read of the weights. Otherwise hi,
+// then lo accumulated (returns null).
+const float* DeviceForward::project_halves(const Element* weight, float* output, int rows, int n,
+                                           int k, cudaStream_t stream, bool may_stack) const {
+  const Halves in = halves(rows, k);
+  if (in.lo != nullptr && may_stack && stacks(rows)) {
+    gemm_.run(in.hi, weight, output, 2 * rows, n, k, /*accumulate=*/false, stream);
+    return output + static_cast<std::size_t>(rows) * n;
+  }
+  gemm_.run(in.hi, weight, output, rows, n, k, /*accumulate=*/false, stream);
+  if (in.lo != nullptr) gemm_.run(in.lo, weight, output, rows, n, k, /*accumulate=*/true, stream);
+  return nullptr;
 }
 
-Element* DeviceForward::input_hi() const { return ws_.at<Element>(ws_.hi); }
-Element* DeviceForward::input_lo() const {
-  return lo_halves_ ? ws_.at<Element>(ws_.lo) : nullptr;
+// ALGENTA_CUDA_STACKED_HALVES=0 keeps the two GEMMs (for measuring).
+bool DeviceForward::stacks(int rows) const {
+  static const bool allowed = [] {
+    const char* setting = std::getenv("ALGENTA_CUDA_STACKED_HALVES");
+    return setting == nullptr || std::strcmp(setting, "0") != 0;
+  }();
+  return allowed && 2 * rows <= limits_.max_rows;
+}
+
+DeviceForward::Halves DeviceForward::halves(int rows, int k) const {
+  Element* hi = ws_.at<Element>(ws_.hi);
+  if (!lo_halves_) return {hi, nullptr};
+  if (2 * rows <= limits_.max_rows) return {hi, hi + static_cast<std::size_t>(rows) * k};
+  return {hi, ws_.at<Element>(ws_.lo)};
 }
 
 void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, int decode_splits,
-                           cudaStream_t stream) const {
+                           cudaStream_t stream, const float* qkv_lo) const {
   const HeadShape heads{static_cast<int>(shape_.heads), static_cast<int>(shape_.kv_heads),
                         static_cast<int>(shape_.head_dim)};
   const PagedKv kv = kv_.layer(layer, block_tables(), limits_.max_blocks, heads.kv_heads,
@@ -98,8 +122,9 @@ void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, int 
                                 !lo_halves_};
   const bool fused = form == PassForm::decode && decode_rope_in_attention();
   if (!fused) {
-    check_launch(launch_qkv_rope_cache(qkv, transform, rows(), row_count, heads, kv, stream),
-                 "qkv_rope_cache");
+    check_launch(
+        launch_qkv_rope_cache(qkv, qkv_lo, transform, rows(), row_count, heads, kv, stream),
+        "qkv_rope_cache");
   }
   if (form == PassForm::decode) {
     check_launch(launch_attention_decode(qkv, qkv_stride, rows(), row_count, heads, kv,
@@ -125,6 +150,7 @@ void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream,
   float* x = ws_.at<float>(ws_.x);
   float* delta = ws_.at<float>(ws_.delta);
   float* gate_up = ws_.at<float>(ws_.gate_up);
+  const float* delta_lo = nullptr;  // the lo part of delta, where its GEMM left it apart
 
   check_launch(launch_embed(weights_.embed_tokens(), this->rows(), rows, hidden, x, stream),
                "embed");
@@ -133,23 +159,30 @@ void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream,
       decode_layer(l, rows, splits, stream);
       continue;
     }
-    // The norms and SwiGLU write the next GEMM's input halves themselves.
+    // The norms and SwiGLU write the next GEMM's input halves themselves and
+    // add the lo part of the GEMM output they read (project_halves).
     const DeviceLayer w = weights_.layer(l);
-    check_launch(launch_rmsnorm_residual_hi_lo(x, l == 0 ? nullptr : delta, nullptr, w.input_norm,
-                                               rows, hidden, shape_.rms_norm_eps, input_hi(),
-                                               input_lo(), stream),
+    Halves in = halves(rows, hidden);
+    check_launch(launch_rmsnorm_residual_hi_lo(x, l == 0 ? nullptr : delta, delta_lo, nullptr,
+                                               w.input_norm, rows, hidden, shape_.rms_norm_eps,
+                                               in.hi, in.lo, stream),
                  "rmsnorm_residual");
-    project_halves(w.qkv, ws_.at<float>(ws_.qkv), rows, qkv_width, hidden, stream);
-    attend(l, rows, form, splits, stream);
-    project(ws_.at<float>(ws_.attention), w.o, delta, rows, hidden, q_dim, stream);
-    check_launch(launch_rmsnorm_residual_hi_lo(x, delta, w.o_bias, w.post_attention_norm, rows,
-                                               hidden, shape_.rms_norm_eps, input_hi(), input_lo(),
+    const float* qkv_lo = project_halves(w.qkv, ws_.at<float>(ws_.qkv), rows, qkv_width, hidden,
+                                         stream);
+    attend(l, rows, form, splits, stream, qkv_lo);
+    delta_lo = project(ws_.at<float>(ws_.attention), w.o, delta, rows, hidden, q_dim, stream);
+    in = halves(rows, hidden);
+    check_launch(launch_rmsnorm_residual_hi_lo(x, delta, delta_lo, w.o_bias, w.post_attention_norm,
+                                               rows, hidden, shape_.rms_norm_eps, in.hi, in.lo,
                                                stream),
                  "rmsnorm_residual");
-    project_halves(w.gate_up, gate_up, rows, 2 * inter, hidden, stream);
-    check_launch(launch_swiglu_hi_lo(gate_up, rows, inter, input_hi(), input_lo(), stream),
+    const float* gate_up_lo = project_halves(w.gate_up, gate_up, rows, 2 * inter, hidden, stream);
+    in = halves(rows, inter);
+    check_launch(launch_swiglu_hi_lo(gate_up, gate_up_lo, rows, inter, in.hi, in.lo, stream),
                  "swiglu");
-    project_halves(w.down, delta, rows, hidden, inter, stream);
+    // The last layer's delta goes to the final norm whole.
+    delta_lo = project_halves(w.down, delta, rows, hidden, inter, stream,
+                              /*may_stack=*/l + 1 < shape_.layers);
   }
 }
 

@@ -68,14 +68,19 @@ class DeviceForward {
   std::int32_t* greedy_tokens() const;
 
  private:
-  void project(const float* input, const Element* weight, float* output, int rows, int n, int k,
-               cudaStream_t stream) const;
-  void project_halves(const Element* weight, float* output, int rows, int n, int k,
-                      cudaStream_t stream) const;
-  Element* input_hi() const;
-  Element* input_lo() const;  // null in the bf16 policy
+  // A prefill GEMM's input halves in the workspace (lo null in the bf16 policy).
+  struct Halves {
+    Element* hi;
+    Element* lo;
+  };
+  Halves halves(int rows, int k) const;
+  bool stacks(int rows) const;
+  const float* project(const float* input, const Element* weight, float* output, int rows, int n,
+                       int k, cudaStream_t stream) const;
+  const float* project_halves(const Element* weight, float* output, int rows, int n, int k,
+                              cudaStream_t stream, bool may_stack = true) const;
   void attend(std::size_t layer, int row_count, PassForm form, int decode_splits,
-              cudaStream_t stream) const;
+              cudaStream_t stream, const float* qkv_lo = nullptr) const;
   DecodeGemmInput normed_input(const float* norm_weight, int rows, cudaStream_t stream) const;
   void decode_layer(std::size_t layer, int rows, int splits, cudaStream_t stream) const;
 

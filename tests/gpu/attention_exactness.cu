@@ -352,7 +352,7 @@ void run_rope_in_attention(int head_dim, bool with_bias, bool with_norms, bool b
     CHECK_CUDA(cudaMalloc(&d_tickets, size_t(n) * shape.heads * sizeof(unsigned int)));
     CHECK_CUDA(cudaMemset(d_tickets, 0, size_t(n) * shape.heads * sizeof(unsigned int)));
     const PagedKv kv{d_keys, d_values, d_table, max_blocks, shape.kv_heads, head_dim};
-    if (!fused) CHECK_CUDA(launch_qkv_rope_cache(d_qkv, transform, d_rows, n, shape, kv, 0));
+    if (!fused) CHECK_CUDA(launch_qkv_rope_cache(d_qkv, nullptr, transform, d_rows, n, shape, kv, 0));
     CHECK_CUDA(launch_attention_decode(d_qkv, qkv_width, d_rows, n, shape, kv,
                                        fused ? &transform : nullptr, scale, splits, d_partials,
                                        d_tickets, d_out, 0));
@@ -384,6 +384,68 @@ void run_rope_in_attention(int head_dim, bool with_bias, bool with_norms, bool b
     cudaFree(ptr);
 }
 
+// qkv_rope_cache given the projection as two parts (the hi and lo products
+// of a stacked prefill GEMM, lo's rows after hi's) against it given their
+// sum: the same queries and the same cache, bit for bit.
+void run_rope_parts(int head_dim, bool with_bias, std::mt19937& rng) {
+  const HeadShape shape{8, 2, head_dim};
+  const int n = 70, max_blocks = 3;  // one sequence, positions 0..69
+  const int qkv_width = (shape.heads + 2 * shape.kv_heads) * head_dim;
+  const size_t pool_floats = size_t(max_blocks) * shape.kv_heads * kKvBlockTokens * head_dim;
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::vector<float> parts(size_t(2) * n * qkv_width), whole(size_t(n) * qkv_width);
+  for (size_t i = 0; i < whole.size(); ++i) {
+    parts[i] = normal(rng);
+    parts[whole.size() + i] = 1e-3f * normal(rng);
+    whole[i] = parts[i] + parts[whole.size() + i];  // as the accumulating GEMM's epilogue adds
+  }
+  std::vector<float> bias(qkv_width), norm(head_dim, 1.f), cos_table(n * head_dim / 2),
+      sin_table(cos_table.size());
+  for (float& x : bias) x = normal(rng);
+  for (size_t i = 0; i < cos_table.size(); ++i) {
+    cos_table[i] = std::cos(0.01f * float(i));
+    sin_table[i] = std::sin(0.01f * float(i));
+  }
+  std::vector<RowMeta> rows;
+  for (int p = 0; p < n; ++p) rows.push_back({0, p, 0, 0});
+  const std::vector<int32_t> table{2, 0, 1};
+  float* d_bias = device_copy(bias);
+  float* d_norm = device_copy(norm);
+  float* d_cos = device_copy(cos_table);
+  float* d_sin = device_copy(sin_table);
+  int32_t* d_table = device_copy(table);
+  RowMeta* d_rows = device_copy(rows);
+  const HeadTransform transform{with_bias ? d_bias : nullptr, d_norm, d_norm, 1e-6f, d_cos, d_sin,
+                                false};
+  auto run = [&](const std::vector<float>& qkv, bool in_parts) {
+    const std::vector<float> zeros(pool_floats, 0.f);
+    float* d_keys = device_copy(zeros);
+    float* d_values = device_copy(zeros);
+    float* d_qkv = device_copy(qkv);
+    const PagedKv kv{d_keys, d_values, d_table, max_blocks, shape.kv_heads, head_dim};
+    CHECK_CUDA(launch_qkv_rope_cache(d_qkv, in_parts ? d_qkv + size_t(n) * qkv_width : nullptr,
+                                     transform, d_rows, n, shape, kv, 0));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<float> got = host_copy(d_qkv, size_t(n) * qkv_width);  // the queries written back
+    const std::vector<float> keys = host_copy(d_keys, pool_floats);
+    const std::vector<float> values = host_copy(d_values, pool_floats);
+    got.insert(got.end(), keys.begin(), keys.end());
+    got.insert(got.end(), values.begin(), values.end());
+    for (float* ptr : {d_keys, d_values, d_qkv}) cudaFree(ptr);
+    return got;
+  };
+  const std::vector<float> from_whole = run(whole, false), from_parts = run(parts, true);
+  size_t bad = 0;
+  for (size_t i = 0; i < from_whole.size(); ++i) bad += same_bits(from_whole[i], from_parts[i]) ? 0 : 1;
+  char name[160];
+  std::snprintf(name, sizeof name, "qkv_rope_cache of the projection in parts = of its sum, hd=%d%s",
+                head_dim, with_bias ? " bias" : "");
+  report(name, bad, from_whole.size());
+  for (void* ptr : {(void*)d_bias, (void*)d_norm, (void*)d_cos, (void*)d_sin, (void*)d_table,
+                    (void*)d_rows})
+    cudaFree(ptr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -396,6 +458,8 @@ int main(int argc, char** argv) {
     for (int form = 0; form < 3; ++form)
       for (bool bf16_inputs : {false, true})
         run_rope_in_attention(head_dim, form == 1, form == 2, bf16_inputs, rng);
+  for (int head_dim : {64, 128})
+    for (bool with_bias : {false, true}) run_rope_parts(head_dim, with_bias, rng);
   std::printf("attention: %d cases, %d failed\n", cases, failed);
   if (argc > 1) {
     if (FILE* f = std::fopen(argv[1], "w")) {

@@ -143,37 +143,55 @@ std::vector<float> widened(const std::vector<Element>& halves) {
 }
 
 // A prefill GEMM's input halves: the norm (x += delta + bias first) or
-// SwiGLU, then split_hi_lo, against the kernel writing them itself.
+// SwiGLU, then split_hi_lo, against the kernel writing them itself; and
+// with the GEMM output given as two parts (hi and lo products apart), the
+// kernel adding them against the kernel given their sum.
 void prefill_halves_case(std::mt19937& rng, const char* label, int M, int K, int units, bool lo) {
   const std::string suffix = std::string(label) + " M=" + std::to_string(M) + (lo ? " exact" : " bf16");
-  const std::vector<float> x0 = normals(rng, size_t(M) * K, 2.f);
-  const DeviceBuffer<float> delta(normals(rng, size_t(M) * K, 1.f));
+  const size_t n = size_t(M) * K;
+  const std::vector<float> x0 = normals(rng, n, 2.f);
+  const std::vector<float> delta_hi = normals(rng, n, 1.f), delta_lo = normals(rng, n, 1e-3f);
+  std::vector<float> delta_sum(n);
+  for (size_t i = 0; i < n; ++i) delta_sum[i] = delta_hi[i] + delta_lo[i];  // fp32, round to nearest
+  const DeviceBuffer<float> delta(delta_sum), delta_hi_part(delta_hi), delta_lo_part(delta_lo);
   const DeviceBuffer<float> bias(normals(rng, K, 0.5f));
   const DeviceBuffer<float> norm_weight(normals(rng, K, 1.f));
-  DeviceBuffer<float> x_unfused(x0), x_fused(x0), normed(size_t(M) * K);
+  DeviceBuffer<float> x_unfused(x0), x_fused(x0), x_parts(x0), normed(n);
   const size_t widest = size_t(M) * std::max(K, units);
   DeviceBuffer<Element> hi_unfused(widest), lo_unfused(widest), hi_fused(widest), lo_fused(widest);
   Element* lo_a = lo ? lo_unfused.ptr : nullptr;
   Element* lo_b = lo ? lo_fused.ptr : nullptr;
-  const size_t n = size_t(M) * K;
+  auto same_halves = [&](const std::string& what, size_t count) {
+    compare(what + ", hi " + suffix, widened(hi_unfused.read(count)), widened(hi_fused.read(count)));
+    if (lo) compare(what + ", lo " + suffix, widened(lo_unfused.read(count)), widened(lo_fused.read(count)));
+  };
   CHECK_CUDA(kernels::launch_rmsnorm_residual(x_unfused.ptr, delta.ptr, bias.ptr, norm_weight.ptr,
                                               nullptr, M, K, kEps, normed.ptr, 0));
   CHECK_CUDA(kernels::launch_split_hi_lo(normed.ptr, int64_t(n), hi_unfused.ptr, lo_a, 0));
-  CHECK_CUDA(kernels::launch_rmsnorm_residual_hi_lo(x_fused.ptr, delta.ptr, bias.ptr,
+  CHECK_CUDA(kernels::launch_rmsnorm_residual_hi_lo(x_fused.ptr, delta.ptr, nullptr, bias.ptr,
                                                     norm_weight.ptr, M, K, kEps, hi_fused.ptr,
                                                     lo_b, 0));
-  compare("norm to halves, hi " + suffix, widened(hi_unfused.read(n)), widened(hi_fused.read(n)));
-  if (lo) compare("norm to halves, lo " + suffix, widened(lo_unfused.read(n)), widened(lo_fused.read(n)));
+  same_halves("norm to halves", n);
   compare("norm to halves, residual " + suffix, x_unfused.read(n), x_fused.read(n));
+  CHECK_CUDA(kernels::launch_rmsnorm_residual_hi_lo(x_parts.ptr, delta_hi_part.ptr,
+                                                    delta_lo_part.ptr, bias.ptr, norm_weight.ptr, M,
+                                                    K, kEps, hi_fused.ptr, lo_b, 0));
+  same_halves("norm of delta in parts", n);
+  compare("norm of delta in parts, residual " + suffix, x_unfused.read(n), x_parts.read(n));
 
   const size_t m = size_t(M) * units;
-  const DeviceBuffer<float> gate_up(normals(rng, 2 * m, 2.f));
+  const std::vector<float> gate_up_hi = normals(rng, 2 * m, 2.f), gate_up_lo = normals(rng, 2 * m, 1e-3f);
+  std::vector<float> gate_up_sum(2 * m);
+  for (size_t i = 0; i < 2 * m; ++i) gate_up_sum[i] = gate_up_hi[i] + gate_up_lo[i];
+  const DeviceBuffer<float> gate_up(gate_up_sum), gate_up_hi_part(gate_up_hi), gate_up_lo_part(gate_up_lo);
   DeviceBuffer<float> activation(m);
   CHECK_CUDA(kernels::launch_swiglu(gate_up.ptr, M, units, activation.ptr, 0));
   CHECK_CUDA(kernels::launch_split_hi_lo(activation.ptr, int64_t(m), hi_unfused.ptr, lo_a, 0));
-  CHECK_CUDA(kernels::launch_swiglu_hi_lo(gate_up.ptr, M, units, hi_fused.ptr, lo_b, 0));
-  compare("SwiGLU to halves, hi " + suffix, widened(hi_unfused.read(m)), widened(hi_fused.read(m)));
-  if (lo) compare("SwiGLU to halves, lo " + suffix, widened(lo_unfused.read(m)), widened(lo_fused.read(m)));
+  CHECK_CUDA(kernels::launch_swiglu_hi_lo(gate_up.ptr, nullptr, M, units, hi_fused.ptr, lo_b, 0));
+  same_halves("SwiGLU to halves", m);
+  CHECK_CUDA(kernels::launch_swiglu_hi_lo(gate_up_hi_part.ptr, gate_up_lo_part.ptr, M, units,
+                                          hi_fused.ptr, lo_b, 0));
+  same_halves("SwiGLU of gate_up in parts", m);
 }
 
 struct DecodeShape {

@@ -15,7 +15,8 @@ out=${2:?usage: tests/gpu/pack_build.sh BUILD_DIR OUT_DIR}
 rm -rf "$out"
 mkdir -p "$out/bin"
 for tool in algenta-host algenta-sign algenta-stream-bandwidth kernel_exactness attention_exactness \
-  fused_gemm_exactness sampler_exactness engine_checks decode_gemm_timing argmax_exactness; do
+  fused_gemm_exactness prefill_gemm_exactness sampler_exactness engine_checks decode_gemm_timing \
+  argmax_exactness; do
   if [[ -x "$build/bin/$tool" ]]; then
     cp -p "$build/bin/$tool" "$out/bin/"
   else

@@ -80,12 +80,16 @@ __device__ __forceinline__ HeadTables load_head_tables(const HeadTransform& t, c
 }
 
 // The head's raw projection `x` (and for a key head its value, `v_source`)
-// read into registers: the caller issues these loads together.
+// read into registers: the caller issues these loads together. `lo` (may be
+// null): how far the lo part of the projection lies after x, where the GEMM
+// left the two halves' products apart; they are added as the accumulating
+// GEMM adds them.
 struct HeadInputs {
   float x[kMaxHeadDimPerLane];
   float value[kMaxHeadDimPerLane];
 };
-__device__ __forceinline__ HeadInputs load_head_inputs(const float* x, const float* v_source, int hd) {
+__device__ __forceinline__ HeadInputs load_head_inputs(const float* x, const float* v_source, int hd,
+                                                       int64_t lo_offset = 0) {
   const int lane = threadIdx.x % 32;
   HeadInputs in;
 #pragma unroll
@@ -94,6 +98,10 @@ __device__ __forceinline__ HeadInputs load_head_inputs(const float* x, const flo
     if (d >= hd) break;
     in.x[i] = x[d];
     if (v_source != nullptr) in.value[i] = v_source[d];
+    if (lo_offset != 0) {
+      in.x[i] = __fadd_rn(in.x[i], x[lo_offset + d]);
+      if (v_source != nullptr) in.value[i] = __fadd_rn(in.value[i], v_source[lo_offset + d]);
+    }
   }
   return in;
 }

@@ -27,18 +27,23 @@ cudaError_t launch_rmsnorm_residual(float* x, const float* delta, const float* d
                                     int out_rows, int hidden, float eps, float* out,
                                     cudaStream_t stream);
 // The same for every row, the normed rows written as a prefill GEMM's input
-// halves (launch_split_hi_lo's bits) instead of fp32.
-cudaError_t launch_rmsnorm_residual_hi_lo(float* x, const float* delta, const float* delta_bias,
-                                          const float* weight, int rows, int hidden, float eps,
-                                          Element* hi, Element* lo, cudaStream_t stream);
+// halves (launch_split_hi_lo's bits) instead of fp32. delta_lo (may be null):
+// the lo part of delta where its GEMM left the two halves' products apart;
+// delta + delta_lo is then what the accumulating GEMM would have written.
+cudaError_t launch_rmsnorm_residual_hi_lo(float* x, const float* delta, const float* delta_lo,
+                                          const float* delta_bias, const float* weight, int rows,
+                                          int hidden, float eps, Element* hi, Element* lo,
+                                          cudaStream_t stream);
 
 // qkv[r] = [q | k | v] as the fused projection wrote it. Adds the biases,
 // applies the per-head q/k norms (when given) and RoPE (cos/sin tables of
 // [positions][head_dim / 2]); q stays in qkv, k and v go to the cache slot
 // of the row's position. bf16_inputs (the bf16 policy): q, k and v are
 // rounded to bf16 values (still stored as fp32) on the way.
-cudaError_t launch_qkv_rope_cache(float* qkv, const HeadTransform& transform, const RowMeta* rows,
-                                  int row_count, HeadShape shape, PagedKv kv, cudaStream_t stream);
+// qkv_lo (may be null): as delta_lo above.
+cudaError_t launch_qkv_rope_cache(float* qkv, const float* qkv_lo, const HeadTransform& transform,
+                                  const RowMeta* rows, int row_count, HeadShape shape, PagedKv kv,
+                                  cudaStream_t stream);
 
 // Causal attention of every row's query heads (q inside qkv rows of
 // qkv_stride floats) over its sequence's cached keys 0..position.
@@ -72,9 +77,10 @@ cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowM
 // out[r, i] = silu(gate_up[r, i]) * gate_up[r, intermediate + i]
 cudaError_t launch_swiglu(const float* gate_up, int rows, int intermediate, float* out,
                           cudaStream_t stream);
-// The same, written as a prefill GEMM's input halves (launch_split_hi_lo's bits).
-cudaError_t launch_swiglu_hi_lo(const float* gate_up, int rows, int intermediate, Element* hi,
-                                Element* lo, cudaStream_t stream);
+// The same, written as a prefill GEMM's input halves (launch_split_hi_lo's
+// bits); gate_up_lo (may be null) as delta_lo above.
+cudaError_t launch_swiglu_hi_lo(const float* gate_up, const float* gate_up_lo, int rows,
+                                int intermediate, Element* hi, Element* lo, cudaStream_t stream);
 
 // hi = Element(x), lo = Element(x - hi): two Element GEMMs on hi and lo
 // carry about twice Element's mantissa of the fp32 activations. lo may be

@@ -14,7 +14,8 @@ namespace {
 constexpr int kHeadsPerBlock = 4;
 
 __global__ void __launch_bounds__(kHeadsPerBlock * 32)
-    qkv_rope_cache_kernel(float* __restrict__ qkv, HeadTransform transform,
+    qkv_rope_cache_kernel(float* __restrict__ qkv, const float* __restrict__ qkv_lo,
+                          HeadTransform transform,
                           const RowMeta* __restrict__ rows, HeadShape shape, PagedKv kv) {
   __shared__ float head_values[kHeadsPerBlock][kMaxHeadDim];
   allow_next_kernel();
@@ -28,7 +29,9 @@ __global__ void __launch_bounds__(kHeadsPerBlock * 32)
 
   const bool is_query = head < shape.heads;
   const int kv_head = head - shape.heads;
-  float* x = qkv + static_cast<int64_t>(blockIdx.x) * (shape.heads * hd + 2 * kv_dim) + head * hd;
+  const int64_t offset = static_cast<int64_t>(blockIdx.x) * (shape.heads * hd + 2 * kv_dim) + head * hd;
+  float* x = qkv + offset;
+  const int64_t lo_offset = qkv_lo != nullptr ? qkv_lo - qkv : 0;  // the lo part's rows
 
   // The tables may be read before the kernel ahead has finished
   // (dependent_launch.cuh); q, k and v only after.
@@ -37,7 +40,7 @@ __global__ void __launch_bounds__(kHeadsPerBlock * 32)
   float* key = is_query ? nullptr : cache_row(kv.keys, kv, row.slot, kv_head, slot_position);
   float* value = is_query ? nullptr : cache_row(kv.values, kv, row.slot, kv_head, slot_position);
   wait_for_previous_kernel();
-  HeadInputs in = load_head_inputs(x, is_query ? nullptr : x + kv_dim, hd);
+  HeadInputs in = load_head_inputs(x, is_query ? nullptr : x + kv_dim, hd, lo_offset);
 
   float rotated[kMaxHeadDimPerLane], value_out[kMaxHeadDimPerLane];
   const float* norm = is_query ? transform.q_norm : transform.k_norm;
@@ -58,13 +61,14 @@ __global__ void __launch_bounds__(kHeadsPerBlock * 32)
 
 }  // namespace
 
-cudaError_t launch_qkv_rope_cache(float* qkv, const HeadTransform& transform, const RowMeta* rows,
-                                  int row_count, HeadShape shape, PagedKv kv, cudaStream_t stream) {
+cudaError_t launch_qkv_rope_cache(float* qkv, const float* qkv_lo, const HeadTransform& transform,
+                                  const RowMeta* rows, int row_count, HeadShape shape, PagedKv kv,
+                                  cudaStream_t stream) {
   if (row_count == 0) return cudaSuccess;
   if (shape.head_dim > kMaxHeadDim || shape.head_dim % 2 != 0) return cudaErrorInvalidValue;
   const dim3 grid(row_count, (shape.heads + shape.kv_heads + kHeadsPerBlock - 1) / kHeadsPerBlock);
-  return launch_dependent(qkv_rope_cache_kernel, grid, kHeadsPerBlock * 32, stream, qkv, transform,
-                          rows, shape, kv);
+  return launch_dependent(qkv_rope_cache_kernel, grid, kHeadsPerBlock * 32, stream, qkv, qkv_lo,
+                          transform, rows, shape, kv);
 }
 
 }  // namespace algenta::cuda

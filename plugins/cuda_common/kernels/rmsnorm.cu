@@ -18,6 +18,7 @@ __global__ void embed_kernel(const Element* __restrict__ table, const RowMeta* _
 
 __global__ void __launch_bounds__(kNormThreads)
     rmsnorm_residual_kernel(float* __restrict__ x, const float* __restrict__ delta,
+                            const float* __restrict__ delta_lo,
                             const float* __restrict__ delta_bias, const float* __restrict__ weight,
                             const int32_t* __restrict__ row_index, int hidden, float eps,
                             float* __restrict__ out, Element* __restrict__ hi,
@@ -26,13 +27,17 @@ __global__ void __launch_bounds__(kNormThreads)
   const int64_t r = row_index != nullptr ? row_index[blockIdx.x] : blockIdx.x;
   float* row = x + r * hidden;
   const float* delta_row = delta != nullptr ? delta + r * hidden : nullptr;
+  const float* delta_lo_row = delta_lo != nullptr ? delta_lo + r * hidden : nullptr;
 
   float sum = 0.f;
   for (int c = threadIdx.x; c < hidden; c += kNormThreads) {
     float v = row[c];
     if (delta_row != nullptr) {
-      // as the reference: x += (o + b)
-      const float d = delta_bias != nullptr ? __fadd_rn(delta_row[c], delta_bias[c]) : delta_row[c];
+      // as the reference: x += (o + b); o = hi part + lo part when the GEMM
+      // left them apart (the second GEMM would have added them the same way)
+      float d = delta_row[c];
+      if (delta_lo_row != nullptr) d = __fadd_rn(d, delta_lo_row[c]);
+      if (delta_bias != nullptr) d = __fadd_rn(d, delta_bias[c]);
       v = residual_add(v, d);
       row[c] = v;  // each thread reads back only its own columns
     }
@@ -72,16 +77,17 @@ cudaError_t launch_rmsnorm_residual(float* x, const float* delta, const float* d
                                     cudaStream_t stream) {
   if (out_rows == 0) return cudaSuccess;
   rmsnorm_residual_kernel<<<out_rows, kNormThreads, 0, stream>>>(
-      x, delta, delta_bias, weight, row_index, hidden, eps, out, nullptr, nullptr);
+      x, delta, nullptr, delta_bias, weight, row_index, hidden, eps, out, nullptr, nullptr);
   return cudaGetLastError();
 }
 
-cudaError_t launch_rmsnorm_residual_hi_lo(float* x, const float* delta, const float* delta_bias,
-                                          const float* weight, int rows, int hidden, float eps,
-                                          Element* hi, Element* lo, cudaStream_t stream) {
+cudaError_t launch_rmsnorm_residual_hi_lo(float* x, const float* delta, const float* delta_lo,
+                                          const float* delta_bias, const float* weight, int rows,
+                                          int hidden, float eps, Element* hi, Element* lo,
+                                          cudaStream_t stream) {
   if (rows == 0) return cudaSuccess;
   rmsnorm_residual_kernel<<<rows, kNormThreads, 0, stream>>>(
-      x, delta, delta_bias, weight, nullptr, hidden, eps, nullptr, hi, lo);
+      x, delta, delta_lo, delta_bias, weight, nullptr, hidden, eps, nullptr, hi, lo);
   return cudaGetLastError();
 }
 
