@@ -74,7 +74,7 @@ const float* DeviceForward::project(const float* input, const Element* weight, f
 
 // The GEMMs on input halves already in the workspace (written by the norm,
 // SwiGLU or split kernel before it). Stacked (lo's rows right after hi's, as
-// halves() lays them out while 2 rows fit the workspace): one GEMM of 2 rows
+// halves() lays them out while 2 rows fit the workspace): one GEMM over both
 // writes the hi and the lo products apart, and the kernel that reads the
 // output adds the lo part (returned) as the second GEMM's beta = 1 epilogue
 // would have: half the launches and one read of the weights. Otherwise hi,
@@ -91,11 +91,12 @@ const float* DeviceForward::project_halves(const Element* weight, float* output,
   return nullptr;
 }
 
-// ALGENTA_CUDA_STACKED_HALVES=0 keeps the two GEMMs (for measuring).
+// Stacked only with ALGENTA_CUDA_STACKED_HALVES=1 until prefill_gemm_exactness,
+// verify and bench have run with it on a card (docs/performance.md).
 bool DeviceForward::stacks(int rows) const {
   static const bool allowed = [] {
     const char* setting = std::getenv("ALGENTA_CUDA_STACKED_HALVES");
-    return setting == nullptr || std::strcmp(setting, "0") != 0;
+    return setting != nullptr && std::strcmp(setting, "1") == 0;
   }();
   return allowed && 2 * rows <= limits_.max_rows;
 }
