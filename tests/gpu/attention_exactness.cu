@@ -287,6 +287,41 @@ void run_batch_invariance(int head_dim, std::mt19937& rng) {
   cudaFree(d_table);
 }
 
+// The head transform's inputs on the card (random biases and q/k norm
+// weights near 1, RoPE tables of real angles at theta 1e6), freed with it.
+struct DeviceTransform {
+  float *bias, *q_norm, *k_norm, *cos, *sin;
+  DeviceTransform(const HeadShape& shape, int positions, std::mt19937& rng) {
+    std::normal_distribution<float> normal(0.f, 1.f);
+    const int hd = shape.head_dim, half = hd / 2;
+    std::vector<float> b((shape.heads + 2 * shape.kv_heads) * hd), qn(hd), kn(hd);
+    for (float& x : b) x = normal(rng);
+    for (float& x : qn) x = 1.f + 0.25f * normal(rng);
+    for (float& x : kn) x = 1.f + 0.25f * normal(rng);
+    std::vector<float> c(size_t(positions) * half), s(c.size());
+    for (int p = 0; p < positions; ++p)
+      for (int i = 0; i < half; ++i) {
+        const double angle = p * std::pow(1e6, -2.0 * i / hd);
+        c[size_t(p) * half + i] = float(std::cos(angle));
+        s[size_t(p) * half + i] = float(std::sin(angle));
+      }
+    bias = device_copy(b);
+    q_norm = device_copy(qn);
+    k_norm = device_copy(kn);
+    cos = device_copy(c);
+    sin = device_copy(s);
+  }
+  ~DeviceTransform() {
+    for (float* ptr : {bias, q_norm, k_norm, cos, sin}) cudaFree(ptr);
+  }
+  DeviceTransform(const DeviceTransform&) = delete;
+  DeviceTransform& operator=(const DeviceTransform&) = delete;
+  HeadTransform with(bool biases, bool norms, bool bf16_inputs) const {
+    return {biases ? bias : nullptr, norms ? q_norm : nullptr, norms ? k_norm : nullptr, 1e-6f,
+            cos, sin, bf16_inputs};
+  }
+};
+
 // Decode attention doing qkv_rope_cache's work in its prologue against the
 // two kernels one after the other: random projections, biases, q/k norms and
 // keys and values before each row's position, real RoPE tables; one row per
@@ -311,29 +346,12 @@ void run_rope_in_attention(int head_dim, bool with_bias, bool with_norms, bool b
   std::vector<RowMeta> rows;
   for (int r = 0; r < n; ++r) rows.push_back({0, positions[r], r, positions[r]});
   const int qkv_width = (shape.heads + 2 * shape.kv_heads) * head_dim;
-  std::vector<float> qkv(size_t(n) * qkv_width), bias(qkv_width), q_norm(head_dim), k_norm(head_dim);
+  std::vector<float> qkv(size_t(n) * qkv_width);
   for (float& x : qkv) x = normal(rng);
-  for (float& x : bias) x = normal(rng);
-  for (float& x : q_norm) x = 1.f + 0.25f * normal(rng);
-  for (float& x : k_norm) x = 1.f + 0.25f * normal(rng);
-  const int half = head_dim / 2;
-  const int table_positions = positions.back() + 1;
-  std::vector<float> cos_table(size_t(table_positions) * half), sin_table(cos_table.size());
-  for (int p = 0; p < table_positions; ++p)
-    for (int i = 0; i < half; ++i) {
-      const double angle = p * std::pow(1e6, -2.0 * i / head_dim);
-      cos_table[size_t(p) * half + i] = float(std::cos(angle));
-      sin_table[size_t(p) * half + i] = float(std::sin(angle));
-    }
-  float* d_bias = device_copy(bias);
-  float* d_q_norm = device_copy(q_norm);
-  float* d_k_norm = device_copy(k_norm);
-  float* d_cos = device_copy(cos_table);
-  float* d_sin = device_copy(sin_table);
+  const DeviceTransform inputs(shape, positions.back() + 1, rng);
   int32_t* d_table = device_copy(table);
   RowMeta* d_rows = device_copy(rows);
-  const HeadTransform transform{with_bias ? d_bias : nullptr, with_norms ? d_q_norm : nullptr,
-                                with_norms ? d_k_norm : nullptr, 1e-6f, d_cos, d_sin, bf16_inputs};
+  const HeadTransform transform = inputs.with(with_bias, with_norms, bf16_inputs);
   const float scale = 1.0f / std::sqrt(float(head_dim));
   const int splits = decode_slices_for(positions.back());
   const size_t out_floats = size_t(n) * shape.heads * head_dim;
@@ -379,9 +397,8 @@ void run_rope_in_attention(int head_dim, bool with_bias, bool with_norms, bool b
                 bf16_inputs ? " bf16" : "");
   report(name, differing(apart.keys, fused.keys) + differing(apart.values, fused.values),
          2 * pool_floats);
-  for (void* ptr : {(void*)d_bias, (void*)d_q_norm, (void*)d_k_norm, (void*)d_cos, (void*)d_sin,
-                    (void*)d_table, (void*)d_rows})
-    cudaFree(ptr);
+  cudaFree(d_table);
+  cudaFree(d_rows);
 }
 
 // qkv_rope_cache given the projection as two parts (the hi and lo products
@@ -399,24 +416,13 @@ void run_rope_parts(int head_dim, bool with_bias, std::mt19937& rng) {
     parts[whole.size() + i] = 1e-3f * normal(rng);
     whole[i] = parts[i] + parts[whole.size() + i];  // as the accumulating GEMM's epilogue adds
   }
-  std::vector<float> bias(qkv_width), norm(head_dim, 1.f), cos_table(n * head_dim / 2),
-      sin_table(cos_table.size());
-  for (float& x : bias) x = normal(rng);
-  for (size_t i = 0; i < cos_table.size(); ++i) {
-    cos_table[i] = std::cos(0.01f * float(i));
-    sin_table[i] = std::sin(0.01f * float(i));
-  }
   std::vector<RowMeta> rows;
   for (int p = 0; p < n; ++p) rows.push_back({0, p, 0, 0});
   const std::vector<int32_t> table{2, 0, 1};
-  float* d_bias = device_copy(bias);
-  float* d_norm = device_copy(norm);
-  float* d_cos = device_copy(cos_table);
-  float* d_sin = device_copy(sin_table);
+  const DeviceTransform inputs(shape, n, rng);
   int32_t* d_table = device_copy(table);
   RowMeta* d_rows = device_copy(rows);
-  const HeadTransform transform{with_bias ? d_bias : nullptr, d_norm, d_norm, 1e-6f, d_cos, d_sin,
-                                false};
+  const HeadTransform transform = inputs.with(with_bias, /*norms=*/true, /*bf16_inputs=*/false);
   auto run = [&](const std::vector<float>& qkv, bool in_parts) {
     const std::vector<float> zeros(pool_floats, 0.f);
     float* d_keys = device_copy(zeros);
@@ -441,9 +447,8 @@ void run_rope_parts(int head_dim, bool with_bias, std::mt19937& rng) {
   std::snprintf(name, sizeof name, "qkv_rope_cache of the projection in parts = of its sum, hd=%d%s",
                 head_dim, with_bias ? " bias" : "");
   report(name, bad, from_whole.size());
-  for (void* ptr : {(void*)d_bias, (void*)d_norm, (void*)d_cos, (void*)d_sin, (void*)d_table,
-                    (void*)d_rows})
-    cudaFree(ptr);
+  cudaFree(d_table);
+  cudaFree(d_rows);
 }
 
 }  // namespace
@@ -461,12 +466,6 @@ int main(int argc, char** argv) {
   for (int head_dim : {64, 128})
     for (bool with_bias : {false, true}) run_rope_parts(head_dim, with_bias, rng);
   std::printf("attention: %d cases, %d failed\n", cases, failed);
-  if (argc > 1) {
-    if (FILE* f = std::fopen(argv[1], "w")) {
-      std::fprintf(f, "{\"kernel\": \"attention\", \"cases\": %d, \"failed\": %d, \"passed\": %s}\n",
-                   cases, failed, failed == 0 ? "true" : "false");
-      std::fclose(f);
-    }
-  }
+  write_check_summary(argc > 1 ? argv[1] : nullptr, "attention", cases, failed);
   return failed == 0 ? 0 : 1;
 }

@@ -117,13 +117,7 @@ int main(int argc, char** argv) {
   };
   for (const WeightShape& shape : shapes) run_shape(gemm, shape, rng);
   std::printf("prefill_gemm: %d cases, %d failed\n", cases, failed);
-  if (argc > 1) {
-    if (FILE* f = std::fopen(argv[1], "w")) {
-      std::fprintf(f, "{\"kernel\": \"prefill_gemm\", \"cases\": %d, \"failed\": %d, \"passed\": %s}\n",
-                   cases, failed, failed == 0 ? "true" : "false");
-      std::fclose(f);
-    }
-  }
+  write_check_summary(argc > 1 ? argv[1] : nullptr, "prefill_gemm", cases, failed);
   cudaFree(workspace);
   return failed == 0 ? 0 : 1;
 }
