@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine_open.hpp"
+#include "engine_settings.hpp"
 #include "plugin_support/plugin_error.hpp"
 #include "rope.hpp"
 #include "table_rows.hpp"
@@ -116,10 +117,7 @@ bool host_block_tables_enabled() {
   return value == nullptr || std::strcmp(value, "0") != 0;
 }
 
-bool engine_log_enabled() {
-  const char* value = std::getenv("ALGENTA_ENGINE_LOG");
-  return value != nullptr && std::strcmp(value, "1") == 0;
-}
+bool engine_log_enabled() { return setting_is_on("ALGENTA_ENGINE_LOG"); }
 
 }  // namespace
 
@@ -393,10 +391,7 @@ void CudaEngine::copy_logits(const Pass& pass, int first_row, int count) {
 // (docs/performance.md); unset, the kernels are launched one by one.
 namespace {
 bool prefill_graphs_enabled() {
-  static const bool enabled = [] {
-    const char* setting = std::getenv("ALGENTA_CUDA_PREFILL_GRAPHS");
-    return setting != nullptr && std::strcmp(setting, "1") == 0;
-  }();
+  static const bool enabled = setting_is_on("ALGENTA_CUDA_PREFILL_GRAPHS");
   return enabled;
 }
 }  // namespace

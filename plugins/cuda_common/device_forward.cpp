@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <string>
+
+#include "engine_settings.hpp"
 
 namespace algenta::cuda {
 namespace {
@@ -18,10 +18,7 @@ void check_launch(cudaError_t status, const char* kernel) {
 // bits: attention_exactness compares the two). Off by default until verify
 // and bench have run with it on a card (docs/performance.md).
 bool decode_rope_in_attention() {
-  static const bool fused = [] {
-    const char* setting = std::getenv("ALGENTA_CUDA_ROPE_IN_ATTENTION");
-    return setting != nullptr && std::strcmp(setting, "1") == 0;
-  }();
+  static const bool fused = setting_is_on("ALGENTA_CUDA_ROPE_IN_ATTENTION");
   return fused;
 }
 
@@ -94,10 +91,7 @@ const float* DeviceForward::project_halves(const Element* weight, float* output,
 // Stacked only with ALGENTA_CUDA_STACKED_HALVES=1 until prefill_gemm_exactness,
 // verify and bench have run with it on a card (docs/performance.md).
 bool DeviceForward::stacks(int rows) const {
-  static const bool allowed = [] {
-    const char* setting = std::getenv("ALGENTA_CUDA_STACKED_HALVES");
-    return setting != nullptr && std::strcmp(setting, "1") == 0;
-  }();
+  static const bool allowed = setting_is_on("ALGENTA_CUDA_STACKED_HALVES");
   return allowed && 2 * rows <= limits_.max_rows;
 }
 

@@ -853,7 +853,8 @@ cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowM
                                     float* partials, unsigned int* tickets, float* out,
                                     cudaStream_t stream) {
   if (row_count == 0) return cudaSuccess;
-  if (!shape_ok(shape) || splits <= 0 || shape.head_dim % 2 != 0) return cudaErrorInvalidValue;
+  if (!shape_ok(shape) || splits <= 0) return cudaErrorInvalidValue;
+  if (transform != nullptr && shape.head_dim % 2 != 0) return cudaErrorInvalidValue;  // RoPE pairs
   const dim3 grid(row_count, shape.heads, splits);
   const bool vec = vector_rows(shape, kv);
   const auto kernel = transform != nullptr ? (vec ? attention_decode_kernel<true, true>
