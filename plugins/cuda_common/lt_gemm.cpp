@@ -3,6 +3,7 @@
 #include <string>
 
 #include "device_memory.hpp"
+#include "engine_settings.hpp"
 #include "plugin_support/plugin_error.hpp"
 
 namespace algenta::cuda {
@@ -59,7 +60,9 @@ void LtGemm::destroy(Layouts& layouts) {
 
 void LtGemm::pin(int n, int k) {
   if (pinned_.count({n, k}) != 0) return;
-  Layouts layouts = make_layouts(kRepresentativeRows, n, k);
+  static const int representative_rows =
+      setting_number("ALGENTA_CUDA_GEMM_PIN_ROWS", kRepresentativeRows, 16, 8192);
+  Layouts layouts = make_layouts(representative_rows, n, k);
   cublasLtMatmulPreference_t preference = nullptr;
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;

@@ -29,7 +29,9 @@ class LtGemm {
   void run(const Element* x, const Element* w, float* y, int m, int n, int k, bool accumulate,
            cudaStream_t stream);
 
-  static constexpr int kRepresentativeRows = 1024;  // M the algorithm is chosen for
+  // M the algorithm is chosen for: 1,024, or ALGENTA_CUDA_GEMM_PIN_ROWS
+  // (16 to 8,192; for comparing choices on a card). Every M then runs it.
+  static constexpr int kRepresentativeRows = 1024;
 
  private:
   struct Layouts {
