@@ -36,6 +36,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "dependent_launch.cuh"
 #include "fused_inputs.cuh"
@@ -106,7 +108,21 @@ struct StreamIo {
   float eps = 0.f;
   float* y = nullptr;
   const float* bias = nullptr;
+  // Send a tile's later passes to L2 at its start (all of a warp's share of
+  // K), not only the next pass: more bytes in flight where a warp runs
+  // several passes in sequence. Weights only, so no bit changes.
+  bool prefetch_tile = false;
 };
+
+// ALGENTA_CUDA_PREFETCH_TILE=1 turns prefetch_tile on (off until measured
+// on a card, docs/performance.md).
+inline bool stream_prefetch_tile_setting() {
+  static const bool on = [] {
+    const char* setting = std::getenv("ALGENTA_CUDA_PREFETCH_TILE");
+    return setting != nullptr && std::strcmp(setting, "1") == 0;
+  }();
+  return on;
+}
 
 enum class StreamOut { store, swiglu, residual };
 
@@ -201,10 +217,18 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
   const int first_k0 = warp * kStreamChunk;
   Sixteen<Element> top[kDepth];
   Sixteen<Element> bottom[kTile == 16 ? kDepth : 1];
+  // A tile's passes after the first, to L2: the next one, or with
+  // prefetch_tile all of them.
+  const auto prefetch_later_passes = [&](int tile) {
+    for (int k0 = first_k0 + kStride * kDepth; k0 < K; k0 += kStride * kDepth) {
+      prefetch_weights(tile, k0);
+      if (!io.prefetch_tile) break;
+    }
+  };
   allow_next_kernel();
   load_weights(top_row(blockIdx.x * kColumns), bottom_row(blockIdx.x * kColumns), first_k0, top,
                bottom);
-  prefetch_weights(blockIdx.x, first_k0 + kStride * kDepth);
+  prefetch_later_passes(blockIdx.x);
   wait_for_previous_kernel();
   if constexpr (kNormed) {
     for (int m = warp; m < kMaxStreamNormRows; m += kStreamWarps) {
@@ -218,6 +242,7 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
   // A normed block takes several tiles (grid < tiles), so that its scales
   // are computed once; every other form has a block a tile.
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    if (io.prefetch_tile && tile != blockIdx.x) prefetch_later_passes(tile);
     if (tile + gridDim.x < tiles) prefetch_weights(tile + gridDim.x, first_k0);
     const int n0 = tile * kColumns;
     const Element* w_top = top_row(n0);
@@ -339,8 +364,9 @@ void launch_mma_gemm_stream_rows(const StreamIo& io, const Element* w, int M, in
 // the swiglu form always 16 rows of w), and the 16-byte or scalar loads.
 // kNormed needs M <= kMaxStreamNormRows (launch_mma_gemm_fused checks).
 template <typename Element, bool kLo, bool kNormed, StreamOut kOut>
-void launch_mma_gemm_stream_io(const StreamIo& io, const Element* w, int M, int N, int K,
+void launch_mma_gemm_stream_io(StreamIo io, const Element* w, int M, int N, int K,
                                cudaStream_t stream) {
+  io.prefetch_tile = stream_prefetch_tile_setting();
   const bool vec = gemm_rows_aligned(io.x, w, K) &&
                    (!kNormed || reinterpret_cast<uintptr_t>(io.norm_weight) % 16 == 0);
   if constexpr (kOut == StreamOut::swiglu) {
