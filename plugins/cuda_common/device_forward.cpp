@@ -58,19 +58,10 @@ std::int32_t* DeviceForward::greedy_tokens() const {
   return ws_.at<std::int32_t>(ws_.greedy_tokens);
 }
 
-// The prefill GEMM: hi + lo carry the fp32 activations to tensor cores with
-// ~16 mantissa bits (exact); the bf16 policy takes hi alone. Returns the lo
-// part of the output (project_halves).
-const float* DeviceForward::project(const float* input, const Element* weight, float* output,
-                                    int rows, int n, int k, cudaStream_t stream) const {
-  const Halves in = halves(rows, k);
-  check_launch(launch_split_hi_lo(input, std::int64_t{rows} * k, in.hi, in.lo, stream),
-               "split_hi_lo");
-  return project_halves(weight, output, rows, n, k, stream);
-}
-
-// The GEMMs on input halves already in the workspace (written by the norm,
-// SwiGLU or split kernel before it). Stacked (lo's rows right after hi's, as
+// The prefill GEMMs: hi + lo carry the fp32 activations to tensor cores
+// with ~16 mantissa bits (exact); the bf16 policy takes hi alone. They run
+// on input halves already in the workspace (written by the norm, SwiGLU or
+// attention kernel before them). Stacked (lo's rows right after hi's, as
 // halves() lays them out while 2 rows fit the workspace): one GEMM over both
 // writes the hi and the lo products apart, and the kernel that reads the
 // output adds the lo part (returned) as the second GEMM's beta = 1 epilogue
@@ -128,8 +119,11 @@ void DeviceForward::attend(std::size_t layer, int row_count, PassForm form, int 
                                          ws_.at<unsigned int>(ws_.decode_tickets), out, stream),
                  "attention_decode");
   } else {
-    check_launch(launch_attention_prefill(qkv, qkv_stride, rows(), row_count, heads, kv,
-                                          attention_scale_, lo_halves_, out, stream),
+    // The o projection's input halves, written by attention itself.
+    const Halves o_in = halves(row_count, heads.heads * heads.head_dim);
+    check_launch(launch_attention_prefill_hi_lo(qkv, qkv_stride, rows(), row_count, heads, kv,
+                                                attention_scale_, lo_halves_, out, o_in.hi,
+                                                o_in.lo, stream),
                  "attention_prefill");
   }
 }
@@ -165,7 +159,7 @@ void DeviceForward::layers(int row_count, PassForm form, cudaStream_t stream,
     const float* qkv_lo = project_halves(w.qkv, ws_.at<float>(ws_.qkv), rows, qkv_width, hidden,
                                          stream);
     attend(l, rows, form, splits, stream, qkv_lo);
-    delta_lo = project(ws_.at<float>(ws_.attention), w.o, delta, rows, hidden, q_dim, stream);
+    delta_lo = project_halves(w.o, delta, rows, hidden, q_dim, stream);
     in = halves(rows, hidden);
     check_launch(launch_rmsnorm_residual_hi_lo(x, delta, delta_lo, w.o_bias, w.post_attention_norm,
                                                rows, hidden, shape_.rms_norm_eps, in.hi, in.lo,

@@ -75,8 +75,6 @@ class DeviceForward {
   };
   Halves halves(int rows, int k) const;
   bool stacks(int rows) const;
-  const float* project(const float* input, const Element* weight, float* output, int rows, int n,
-                       int k, cudaStream_t stream) const;
   const float* project_halves(const Element* weight, float* output, int rows, int n, int k,
                               cudaStream_t stream, bool may_stack = true) const;
   void attend(std::size_t layer, int row_count, PassForm form, int decode_splits,

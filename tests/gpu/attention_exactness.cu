@@ -10,7 +10,9 @@
 // and 128. A wrong mask, block lookup, slot, head mapping or slice merge
 // changes the bits. Then prefill rows with random inputs: the same bits
 // computed together, one at a time and interleaved with another sequence.
-// Then decode with qkv_rope_cache's work inside against the two kernels.
+// Prefill attention writing the o GEMM's input halves against split_hi_lo
+// (head_dim 96: the tiled kernel and the split after it). Then decode with
+// qkv_rope_cache's work inside against the two kernels.
 //   attention_exactness [SUMMARY_JSON]
 #include <cuda_runtime.h>
 
@@ -206,6 +208,47 @@ void run_case(int length, int head_dim, bool peaked, std::mt19937& rng) {
   cudaFree(d_tickets);
 }
 
+// Prefill attention writing the o projection's input halves itself against
+// the fp32 values split by split_hi_lo, bit for bit, in either policy.
+void check_prefill_halves(const std::vector<RowMeta>& rows, const std::vector<float>& qkv,
+                          const HeadShape& shape, const PagedKv& kv, bool lo_halves) {
+  const int n = int(rows.size());
+  const int qkv_stride = (shape.heads + 2 * shape.kv_heads) * shape.head_dim;
+  const size_t count = size_t(n) * shape.heads * shape.head_dim;
+  const float scale = 1.0f / std::sqrt(float(shape.head_dim));
+  RowMeta* d_rows = device_copy(rows);
+  float* d_qkv = device_copy(qkv);
+  float *d_out = nullptr, *d_scratch = nullptr;
+  Element* d_halves = nullptr;  // [split hi, split lo, fused hi, fused lo]
+  CHECK_CUDA(cudaMalloc(&d_out, count * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&d_scratch, count * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&d_halves, 4 * count * sizeof(Element)));
+  CHECK_CUDA(cudaMemset(d_halves, 0xff, 4 * count * sizeof(Element)));
+  Element* split_lo = lo_halves ? d_halves + count : nullptr;
+  Element* fused_lo = lo_halves ? d_halves + 3 * count : nullptr;
+  CHECK_CUDA(launch_attention_prefill(d_qkv, qkv_stride, d_rows, n, shape, kv, scale, lo_halves,
+                                      d_out, 0));
+  CHECK_CUDA(launch_split_hi_lo(d_out, int64_t(count), d_halves, split_lo, 0));
+  CHECK_CUDA(launch_attention_prefill_hi_lo(d_qkv, qkv_stride, d_rows, n, shape, kv, scale,
+                                            lo_halves, d_scratch, d_halves + 2 * count, fused_lo,
+                                            0));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const std::vector<Element> got = host_copy(d_halves, 4 * count);
+  const size_t compared = lo_halves ? 2 * count : count;  // the bf16 policy writes no lo
+  size_t bad = 0;
+  for (size_t i = 0; i < compared; ++i)
+    bad += std::memcmp(&got[i], &got[2 * count + i], sizeof(Element)) == 0 ? 0 : 1;
+  char name[160];
+  std::snprintf(name, sizeof name, "attention prefill writing its halves = split, head_dim=%d%s",
+                shape.head_dim, lo_halves ? "" : " bf16 policy");
+  report(name, bad, compared);
+  cudaFree(d_rows);
+  cudaFree(d_qkv);
+  cudaFree(d_out);
+  cudaFree(d_scratch);
+  cudaFree(d_halves);
+}
+
 // Prefill rows computed together, each alone, and among another sequence's
 // rows give the same bits: with random fp32 inputs a row's result must not
 // depend on which rows share its tile (tensor-core tiles, masked keys).
@@ -263,6 +306,7 @@ void run_batch_invariance(int head_dim, std::mt19937& rng) {
   };
   const std::vector<float> together = run(own, qkv_own);
   const std::vector<float> among = run(mixed, qkv_mixed);
+  for (bool lo_halves : {true, false}) check_prefill_halves(own, qkv_own, shape, kv, lo_halves);
   size_t bad_alone = 0, bad_among = 0, count = 0;
   for (size_t i = 0, r = 0; r < mixed.size(); ++r) {
     if (mixed[r].slot != 0) continue;
@@ -458,7 +502,7 @@ int main(int argc, char** argv) {
   for (int head_dim : {16, 128})
     for (int length : {1, 31, 32, 33, 100, 600, 1100})
       for (bool peaked : {false, true}) run_case(length, head_dim, peaked, rng);
-  for (int head_dim : {16, 64, 128}) run_batch_invariance(head_dim, rng);
+  for (int head_dim : {16, 64, 96, 128}) run_batch_invariance(head_dim, rng);
   for (int head_dim : {18, 64, 128, 256})
     for (int form = 0; form < 3; ++form)
       for (bool bf16_inputs : {false, true})

@@ -828,7 +828,7 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
   if (!shape_ok(shape)) return cudaErrorInvalidValue;
   if (prefill_mma_applies(shape, vector_rows(shape, kv))) {
     return launch_attention_prefill_mma(qkv, qkv_stride, rows, row_count, shape, kv, scale,
-                                        lo_halves, out, stream);
+                                        lo_halves, PrefillOut{out}, stream);
   }
   if (shape.head_dim <= kTileHeadDim) {
     const dim3 grid((row_count + kPrefillRows - 1) / kPrefillRows, shape.heads);
@@ -845,6 +845,23 @@ cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const Row
   attention_prefill_kernel<<<grid, kWarpsPerBlock * 32, 0, stream>>>(qkv, qkv_stride, rows, shape,
                                                                      kv, scale, out);
   return cudaGetLastError();
+}
+
+cudaError_t launch_attention_prefill_hi_lo(const float* qkv, int qkv_stride, const RowMeta* rows,
+                                           int row_count, HeadShape shape, PagedKv kv, float scale,
+                                           bool lo_halves, float* out, Element* hi, Element* lo,
+                                           cudaStream_t stream) {
+  if (row_count == 0) return cudaSuccess;
+  if (!shape_ok(shape)) return cudaErrorInvalidValue;
+  if (prefill_mma_applies(shape, vector_rows(shape, kv))) {
+    return launch_attention_prefill_mma(qkv, qkv_stride, rows, row_count, shape, kv, scale,
+                                        lo_halves, PrefillOut{nullptr, hi, lo}, stream);
+  }
+  const cudaError_t status = launch_attention_prefill(qkv, qkv_stride, rows, row_count, shape, kv,
+                                                      scale, lo_halves, out, stream);
+  if (status != cudaSuccess) return status;
+  return launch_split_hi_lo(out, std::int64_t{row_count} * shape.heads * shape.head_dim, hi, lo,
+                            stream);
 }
 
 cudaError_t launch_attention_decode(const float* qkv, int qkv_stride, const RowMeta* rows,

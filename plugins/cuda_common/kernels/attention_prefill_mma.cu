@@ -28,6 +28,7 @@
 
 #include "attention_prefill_mma.hpp"
 #include "attention_common.cuh"
+#include "fused_inputs.cuh"
 #include "launch.hpp"
 
 namespace algenta::cuda {
@@ -283,7 +284,8 @@ __global__ void __launch_bounds__(kWarps * 32)
     attention_prefill_mma_kernel(const float* __restrict__ qkv, int qkv_stride,
                                  const RowMeta* __restrict__ rows, int row_count,
                                  HeadShape shape, PagedKv kv, float scale,
-                                 float* __restrict__ out) {
+                                 float* __restrict__ out, Element* __restrict__ out_hi,
+                                 Element* __restrict__ out_lo) {
 #ifndef ALGENTA_PREFILL_MMA
   __trap();  // bf16 mma.sync needs sm_80: never launched there (see the launcher)
 #else
@@ -379,11 +381,16 @@ __global__ void __launch_bounds__(kWarps * 32)
   for (int h = 0; h < 2; ++h) {
     if (mine[h].position < 0) continue;
     const float inverse_sum = 1.0f / state.sum[h];
-    float* target = out + (static_cast<int64_t>(my_rows[h]) * shape.heads + head) * kHeadDim;
+    const int64_t base = (static_cast<int64_t>(my_rows[h]) * shape.heads + head) * kHeadDim;
 #pragma unroll
     for (int n = 0; n < WarpState<kHeadDim>::kTiles; ++n) {
-      target[8 * n + 2 * t] = __fmul_rn(state.out[n][2 * h], inverse_sum);
-      target[8 * n + 2 * t + 1] = __fmul_rn(state.out[n][2 * h + 1], inverse_sum);
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const float v = __fmul_rn(state.out[n][2 * h + i], inverse_sum);
+        const int64_t at = base + 8 * n + 2 * t + i;
+        if (out_hi != nullptr) store_hi_lo(v, at, out_hi, out_lo);  // the o GEMM's input halves
+        else out[at] = v;
+      }
     }
   }
 #endif
@@ -401,7 +408,7 @@ bool prefill_mma_applies(const HeadShape& shape, bool vector_rows) {
 // (over the 48 KiB default at head_dim 128) once.
 template <int kHeadDim, bool kLo>
 cudaError_t launch_kernel(const float* qkv, int qkv_stride, const RowMeta* rows, int row_count,
-                          HeadShape shape, PagedKv kv, float scale, float* out,
+                          HeadShape shape, PagedKv kv, float scale, const PrefillOut& out,
                           cudaStream_t stream) {
   constexpr int kBytes = sizeof(Shared<kHeadDim>);
   static const cudaError_t allowed =
@@ -410,14 +417,14 @@ cudaError_t launch_kernel(const float* qkv, int qkv_stride, const RowMeta* rows,
   if (allowed != cudaSuccess) return allowed;
   const dim3 grid((row_count + kRowsPerBlock - 1) / kRowsPerBlock, shape.heads);
   attention_prefill_mma_kernel<kHeadDim, kLo><<<grid, kWarps * 32, kBytes, stream>>>(
-      qkv, qkv_stride, rows, row_count, shape, kv, scale, out);
+      qkv, qkv_stride, rows, row_count, shape, kv, scale, out.values, out.hi, out.lo);
   return cudaGetLastError();
 }
 
 template <int kHeadDim>
 cudaError_t launch_for_head_dim(const float* qkv, int qkv_stride, const RowMeta* rows,
                                 int row_count, HeadShape shape, PagedKv kv, float scale,
-                                bool lo_halves, float* out, cudaStream_t stream) {
+                                bool lo_halves, const PrefillOut& out, cudaStream_t stream) {
   return lo_halves
              ? launch_kernel<kHeadDim, true>(qkv, qkv_stride, rows, row_count, shape, kv, scale,
                                              out, stream)
@@ -427,7 +434,8 @@ cudaError_t launch_for_head_dim(const float* qkv, int qkv_stride, const RowMeta*
 
 cudaError_t launch_attention_prefill_mma(const float* qkv, int qkv_stride, const RowMeta* rows,
                                          int row_count, HeadShape shape, PagedKv kv, float scale,
-                                         bool lo_halves, float* out, cudaStream_t stream) {
+                                         bool lo_halves, const PrefillOut& out,
+                                         cudaStream_t stream) {
   switch (shape.head_dim) {
     case 16:
       return launch_for_head_dim<16>(qkv, qkv_stride, rows, row_count, shape, kv, scale,

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "engine_layout.hpp"
+#include "launch.hpp"
 
 namespace algenta::cuda {
 
@@ -13,9 +14,19 @@ namespace algenta::cuda {
 // rows are 16-byte aligned.
 bool prefill_mma_applies(const HeadShape& shape, bool vector_rows);
 
+// Where prefill attention writes: fp32 values, or (hi set) the o GEMM's
+// input halves as launch_split_hi_lo would split those values (lo null:
+// hi alone).
+struct PrefillOut {
+  float* values = nullptr;
+  Element* hi = nullptr;
+  Element* lo = nullptr;
+};
+
 // launch_attention_prefill's contract (launch.hpp), on tensor cores.
 cudaError_t launch_attention_prefill_mma(const float* qkv, int qkv_stride, const RowMeta* rows,
                                          int row_count, HeadShape shape, PagedKv kv, float scale,
-                                         bool lo_halves, float* out, cudaStream_t stream);
+                                         bool lo_halves, const PrefillOut& out,
+                                         cudaStream_t stream);
 
 }  // namespace algenta::cuda

@@ -53,6 +53,13 @@ cudaError_t launch_qkv_rope_cache(float* qkv, const float* qkv_lo, const HeadTra
 cudaError_t launch_attention_prefill(const float* qkv, int qkv_stride, const RowMeta* rows,
                                      int row_count, HeadShape shape, PagedKv kv, float scale,
                                      bool lo_halves, float* out, cudaStream_t stream);
+// The same, written as the o projection's input halves (launch_split_hi_lo's
+// bits of the values): on tensor cores the kernel stores them itself;
+// elsewhere `out` holds the values and the split kernel runs after.
+cudaError_t launch_attention_prefill_hi_lo(const float* qkv, int qkv_stride, const RowMeta* rows,
+                                           int row_count, HeadShape shape, PagedKv kv, float scale,
+                                           bool lo_halves, float* out, Element* hi, Element* lo,
+                                           cudaStream_t stream);
 
 // Decode form (flash-decoding): keys in fixed slices of kDecodeSplitBlocks
 // blocks, one thread block per slice with 8 keys a warp, merged in key order
