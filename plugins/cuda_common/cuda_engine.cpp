@@ -8,7 +8,7 @@
 #include <string>
 
 #include "engine_open.hpp"
-#include "engine_settings.hpp"
+#include "kernels/engine_settings.hpp"
 #include "plugin_support/plugin_error.hpp"
 #include "rope.hpp"
 #include "table_rows.hpp"

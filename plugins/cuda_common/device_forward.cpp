@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "engine_settings.hpp"
+#include "kernels/engine_settings.hpp"
 
 namespace algenta::cuda {
 namespace {

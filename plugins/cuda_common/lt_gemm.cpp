@@ -1,9 +1,9 @@
 #include "lt_gemm.hpp"
 
+#include <cstdlib>
 #include <string>
 
 #include "device_memory.hpp"
-#include "engine_settings.hpp"
 #include "plugin_support/plugin_error.hpp"
 
 namespace algenta::cuda {
@@ -15,6 +15,22 @@ void check_lt(cublasStatus_t status, const std::string& what) {
       status == CUBLAS_STATUS_ALLOC_FAILED ? ALGENTA_STATUS_OUT_OF_MEMORY : ALGENTA_STATUS_DEVICE,
       "cuBLASLt " + what + ": status " + std::to_string(static_cast<int>(status)) + " (" +
           cublasLtGetStatusString(status) + ")"};
+}
+
+// A whole number from the environment in [low, high]; `fallback` when unset.
+// Anything else is refused by name and range, never replaced by the default.
+int setting_number(const char* name, int fallback, int low, int high) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return fallback;
+  char* end = nullptr;
+  const long number = std::strtol(value, &end, 10);
+  if (*end != '\0' || number < low || number > high) {
+    throw plugin::StatusError{ALGENTA_STATUS_INVALID_ARGUMENT,
+                              std::string(name) + " must be a whole number from " +
+                                  std::to_string(low) + " to " + std::to_string(high) +
+                                  ", not '" + value + "'"};
+  }
+  return static_cast<int>(number);
 }
 
 std::string shape_text(int n, int k) {

@@ -36,10 +36,9 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 
 #include "dependent_launch.cuh"
+#include "engine_settings.hpp"
 #include "fused_inputs.cuh"
 #include "mma_gemm_ops.cuh"
 
@@ -117,10 +116,7 @@ struct StreamIo {
 // ALGENTA_CUDA_PREFETCH_TILE=1 turns prefetch_tile on (off until measured
 // on a card, docs/performance.md).
 inline bool stream_prefetch_tile_setting() {
-  static const bool on = [] {
-    const char* setting = std::getenv("ALGENTA_CUDA_PREFETCH_TILE");
-    return setting != nullptr && std::strcmp(setting, "1") == 0;
-  }();
+  static const bool on = setting_is_on("ALGENTA_CUDA_PREFETCH_TILE");
   return on;
 }
 
