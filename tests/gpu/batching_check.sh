@@ -59,13 +59,7 @@ vocab=$(json_field "$config" "j['vocab_size']")
   --precision "$policy" --served-model-name synthetic --max-running 64 --max-queue 1024 \
   --host 127.0.0.1 --port 0 >"$work/serve.out" 2>"$results/serve_$tag.log" &
 pid=$!
-port=""
-for _ in $(seq 1 1200); do
-  port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/serve.out")
-  [[ -n "$port" ]] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
+port=$(wait_for_port "$pid" "$work/serve.out")
 [[ -n "$port" ]]; record "serve_listens_$tag" $? "$(grep -o 'serving model.*' "$results/serve_$tag.log")"
 load() {  # name, loadgen arguments...
   local name=$1; shift

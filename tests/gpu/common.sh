@@ -1,6 +1,6 @@
 # Sourced by the GPU scripts, from the repository root, with $results set:
 # the results folder (absolute), the build's paths, a private work folder
-# and state file, run_logged and h, and this machine's cuBLAS for the host.
+# and state file, run_logged, h and wait_for_port, and this machine's cuBLAS for the host.
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
 BUILD_DIR=${BUILD_DIR:-build}
@@ -17,5 +17,15 @@ run_logged() {  # log name, command...
   return $rc
 }
 h() { "$host" --state-file "$state" "$@"; }
+wait_for_port() {  # server pid, its stdout: prints the port it listens on, or nothing
+  local port=""
+  for _ in $(seq 1 1200); do
+    port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$2")
+    [[ -n "$port" ]] && break
+    kill -0 "$1" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "$port"
+}
 
 source tests/gpu/host_config.sh

@@ -24,16 +24,6 @@ tiny_source=${TINY_SOURCE:-$BUILD_DIR/serve-fixture/source}
 record() {  # name, status (0 = pass), detail
   printf '%-40s %s  %s\n' "$1" "$([[ $2 == 0 ]] && echo PASS || echo FAIL)" "$3" | tee -a "$results/summary.txt"
 }
-wait_for_port() {  # server pid, its stdout: prints the port it listens on, or nothing
-  local port=""
-  for _ in $(seq 1 1200); do
-    port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$2")
-    [[ -n "$port" ]] && break
-    kill -0 "$1" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "$port"
-}
 
 # --- 1. the CI fixture: transformers fp32 on the tiny serve checkpoint ----------
 run_logged reference_tiny "$python" tests/tools/make_transformers_reference.py \
