@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Continuous batching on the card, at a real shape from synthetic weights:
-#   1. verify cuda_sm90a on the qwen3 fixture (bench and serve need a record);
+#   1. verify cuda_sm90a on the qwen3 fixture (bench needs its record);
 #   2. `bench --concurrency` (decode-only aggregate throughput, 256-token
 #      prompts, 256 tokens each);
 #   3. `serve --synthetic-weights` and scripts/loadgen against it: closed
 #      loops (each answer checked against the same request run alone), then
 #      open loops at rates around the one a closed loop of 50 clients
-#      sustains (interpolated between the closed loops of 32 and 64);
+#      sustains (interpolated between the closed loops of 32 and 64), and
+#      the highest of those rates whose time to first token p95 is under 1 s;
 #   4. SIGTERM: serve drains and exits 0.
 # Writes summary.txt, the bench and loadgen JSON and the logs to RESULTS_DIR.
 #   tests/gpu/batching_check.sh RESULTS_DIR
 # CONFIG: fixture config name (Qwen3-0.6B); POLICY: exact or bf16;
-# CLOSED: "clients:seconds ..." ("1:30 8:30 32:60 64:60");
+# CLOSED: "clients:seconds ..." ("1:30 8:30 16:30 32:60 64:60");
 # OPEN_FACTORS: open-loop rates as fractions of the C = 50 rate ("0.5 0.8 1.0 1.2");
 # OPEN_SECONDS: 30; CONCURRENCY: bench's list (1,8,32,64); CONFIG_FILE: a
 # config.json path instead of CONFIG; PLUGIN: cuda_sm90a (cpu_oracle with a
@@ -26,7 +27,7 @@ plugin=${PLUGIN:-cuda_sm90a}
 plugin_flags=(--plugin "$plugin")
 [[ $plugin == cpu_oracle ]] && plugin_flags+=(--allow-oracle)
 policy=${POLICY:-exact}
-closed_runs=${CLOSED:-1:30 8:30 32:60 64:60}
+closed_runs=${CLOSED:-1:30 8:30 16:30 32:60 64:60}
 open_factors=${OPEN_FACTORS:-0.5 0.8 1.0 1.2}
 open_seconds=${OPEN_SECONDS:-30}
 tag="${config_name}_$policy"
@@ -83,6 +84,12 @@ print(f'{a + (b - a) * 18 / 32:.3f}')" "$c32" "$c64")
       rate=$("$python" -c "print(f'{$rate50 * $factor:.3f}')")
       load "open_${rate}_$tag" --open "$rate" --duration "$open_seconds" --no-alone-check
     done
+    "$python" -c "import json, sys
+kept = [(j['mode']['open_rate'], j['ttft_s']['95']) for j in map(lambda f: json.load(open(f)), sys.argv[1:])
+        if j['ttft_s']['95'] is not None and j['ttft_s']['95'] < 1.0 and not j['errors'] and not j['incomplete']]
+print('highest open-loop rate with TTFT p95 under 1 s: ' +
+      (f'{max(kept)[0]} requests/s (p95 {max(kept)[1] * 1e3:.0f} ms)' if kept else 'none of those run'))" \
+      "$results"/open_*_"$tag".json | tee -a "$results/summary.txt"
   fi
   curl -s "http://127.0.0.1:$port/metrics" >"$results/metrics_$tag.txt"
 fi
