@@ -21,8 +21,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 results=${1:?usage: tests/gpu/batching_check.sh RESULTS_DIR}
 source tests/gpu/common.sh
-config_name=${CONFIG:-Qwen3-0.6B}
-config=${CONFIG_FILE:-tests/fixtures/configs/$config_name/config.json}
+config=${CONFIG_FILE:-tests/fixtures/configs/${CONFIG:-Qwen3-0.6B}/config.json}
+config_name=$(basename "$(dirname "$config")")
 plugin=${PLUGIN:-cuda_sm90a}
 plugin_flags=(--plugin "$plugin")
 [[ $plugin == cpu_oracle ]] && plugin_flags+=(--allow-oracle)
@@ -32,41 +32,35 @@ open_factors=${OPEN_FACTORS:-0.5 0.8 1.0 1.2}
 open_seconds=${OPEN_SECONDS:-30}
 tag="${config_name}_$policy"
 
-record() {  # name, status (0 = pass), detail
-  printf '%-44s %s  %s\n' "$1" "$([[ $2 == 0 ]] && echo PASS || echo FAIL)" "$3" | tee -a "$results/summary.txt"
-}
-json_field() {  # file, python expression over j
-  "$python" -c "import json, sys; j = json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null
-}
 
-# --- 1. a verify record for this plugin and policy ------------------------------
+# --- 1. a verify record_summary for this plugin and policy ------------------------------
 h prepare tests/fixtures/oracle/qwen3 --out "$work/qwen3" --dtype bf16 >/dev/null 2>&1
 run_logged reference "$python" tests/tools/make_transformers_reference.py --model tests/fixtures/oracle/qwen3 \
   --out "$work/reference.json"
 run_logged verify h verify --model "$work/qwen3" "${plugin_flags[@]}" --lengths 256 --tokens 32 \
   --precision "$policy" --transformers-reference "$work/reference.json"
-record "verify_$policy" $? "$(grep -o 'PASSED.*\|FAILED.*' "$results/verify.log" | head -1)"
+record_summary "verify_$policy" $? "$(grep -o 'PASSED.*\|FAILED.*' "$results/verify.log" | head -1)"
 
 # --- 2. decode-only aggregate throughput ----------------------------------------
 run_logged "bench_$tag" h bench "${plugin_flags[@]}" --synthetic-weights 1 --config "$config" \
   --shapes 256 --gen 256 --runs 3 --precision "$policy" --concurrency "${CONCURRENCY:-1,8,32,64}" \
   --json "$results/bench_$tag.json"
-record "bench_concurrency_$tag" $? "L G C TTFT prefill decode: $(grep -E '^[0-9]+ +[0-9]+ +[0-9]+ ' "$results/bench_$tag.log" |
+record_summary "bench_concurrency_$tag" $? "L G C TTFT prefill decode: $(grep -E '^[0-9]+ +[0-9]+ +[0-9]+ ' "$results/bench_$tag.log" |
   awk '{print $1, $2, $3, $4, $6, $8}' | paste -sd ';')"
 
 # --- 3. serve and the load ------------------------------------------------------
-vocab=$(json_field "$config" "j['vocab_size']")
+vocab=$("$python" -c "import json, sys; print(json.load(open(sys.argv[1]))['vocab_size'])" "$config")
 "$host" --state-file "$state" serve --synthetic-weights 1 --config "$config" "${plugin_flags[@]}" \
   --precision "$policy" --served-model-name synthetic --max-running 64 --max-queue 1024 \
   --host 127.0.0.1 --port 0 >"$work/serve.out" 2>"$results/serve_$tag.log" &
 pid=$!
 port=$(wait_for_port "$pid" "$work/serve.out")
-[[ -n "$port" ]]; record "serve_listens_$tag" $? "$(grep -o 'serving model.*' "$results/serve_$tag.log")"
+[[ -n "$port" ]]; record_summary "serve_listens_$tag" $? "$(grep -o 'serving model.*' "$results/serve_$tag.log")"
 load() {  # name, loadgen arguments...
   local name=$1; shift
   run_logged "$name" "$python" scripts/loadgen --url "http://127.0.0.1:$port" --model synthetic \
     --vocab "$vocab" --max-tokens 256 --json "$results/$name.json" "$@"
-  record "$name" $? "$(grep -E '^(throughput|time to first|inter-token|errors|incomplete|alone)' \
+  record_summary "$name" $? "$(grep -E '^(throughput|time to first|inter-token|errors|incomplete|alone)' \
     "$results/$name.log" | paste -sd ';')"
 }
 if [[ -n "$port" ]]; then
@@ -80,20 +74,23 @@ if [[ -n "$port" ]]; then
 a, b = (json.load(open(f))['requests_per_s'] for f in sys.argv[1:3])
 print(f'{a + (b - a) * 18 / 32:.3f}')" "$c32" "$c64")
     echo "rate equivalent to 50 clients: $rate50 requests/s" | tee -a "$results/summary.txt"
+    open_reports=()
     for factor in $open_factors; do
       rate=$("$python" -c "print(f'{$rate50 * $factor:.3f}')")
       load "open_${rate}_$tag" --open "$rate" --duration "$open_seconds" --no-alone-check
+      open_reports+=("$results/open_${rate}_$tag.json")
     done
-    "$python" -c "import json, sys
-kept = [(j['mode']['open_rate'], j['ttft_s']['95']) for j in map(lambda f: json.load(open(f)), sys.argv[1:])
+    "$python" -c "import json, os, sys
+runs = [json.load(open(f)) for f in sys.argv[1:] if os.path.exists(f)]
+kept = [(j['mode']['open_rate'], j['ttft_s']['95']) for j in runs
         if j['ttft_s']['95'] is not None and j['ttft_s']['95'] < 1.0 and not j['errors'] and not j['incomplete']]
 print('highest open-loop rate with TTFT p95 under 1 s: ' +
       (f'{max(kept)[0]} requests/s (p95 {max(kept)[1] * 1e3:.0f} ms)' if kept else 'none of those run'))" \
-      "$results"/open_*_"$tag".json | tee -a "$results/summary.txt"
+      "${open_reports[@]}" | tee -a "$results/summary.txt"
   fi
   curl -s "http://127.0.0.1:$port/metrics" >"$results/metrics_$tag.txt"
 fi
 kill -TERM "$pid" 2>/dev/null
 wait "$pid"
-record "serve_sigterm_exit_0_$tag" $? "$(tail -1 "$results/serve_$tag.log")"
+record_summary "serve_sigterm_exit_0_$tag" $? "$(tail -1 "$results/serve_$tag.log")"
 rm -rf "$work"

@@ -13,19 +13,15 @@ results=${1:?usage: tests/gpu/prefix_cache_check.sh RESULTS_DIR [PLUGIN]}
 plugin=${2:-cuda_sm90a}
 source tests/gpu/common.sh
 
-record() {  # name, status (0 = pass), detail
-  printf '%-40s %s  %s\n' "$1" "$([[ $2 == 0 ]] && echo PASS || echo FAIL)" "$3" | tee -a "$results/summary.txt"
-}
-
 if ! "$python" -c "import numpy, openai, prometheus_client, pytest, safetensors, tokenizers" \
     2>"$results/prefix_cache.log"; then
-  record "prefix_cache_$plugin" 1 "$python lacks tests/requirements.txt (see prefix_cache.log)"
+  record_summary "prefix_cache_$plugin" 1 "$python lacks tests/requirements.txt (see prefix_cache.log)"
   exit 1
 fi
 run_logged prefix_cache env ALGENTA_HOST="$(readlink -f "$host")" ALGENTA_SERVE_PLUGIN="$plugin" \
   ALGENTA_FIXTURES="$PWD/tests/fixtures" \
   "$python" -m pytest -q -p no:cacheprovider tests/integration/serve/test_prefix_cache.py
 rc=$?
-record "prefix_cache_$plugin" $rc "$(grep -E '[0-9]+ (passed|failed)' "$results/prefix_cache.log" | tail -1)"
+record_summary "prefix_cache_$plugin" $rc "$(grep -E '[0-9]+ (passed|failed)' "$results/prefix_cache.log" | tail -1)"
 rm -rf "$work"
 exit $rc
