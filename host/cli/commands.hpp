@@ -4,7 +4,6 @@
 // failed or did not run.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -13,6 +12,12 @@
 
 #include "engine/host_paths.hpp"
 #include "http/server.hpp"
+
+// CLI11's App, declared only: its header costs seconds in every file that
+// includes this one, and only the option builders need it.
+namespace CLI {
+class App;
+}
 
 namespace algenta::host {
 

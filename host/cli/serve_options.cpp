@@ -1,4 +1,6 @@
 // serve's flags: what is served and how, the API's limits, and the transport's.
+#include <CLI/CLI.hpp>
+
 #include "cli/commands.hpp"
 #include "http/http_options.hpp"
 

@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+
 #include "http/http_options.hpp"
 
 namespace algenta::http {

@@ -2,9 +2,12 @@
 // their names, defaults and help text.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include "http/server.hpp"
+
+// CLI11's App, declared only (its header costs seconds per file).
+namespace CLI {
+class App;
+}
 
 namespace algenta::http {
 
