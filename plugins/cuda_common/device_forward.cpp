@@ -79,10 +79,11 @@ const float* DeviceForward::project_halves(const Element* weight, float* output,
   return nullptr;
 }
 
-// Stacked only with ALGENTA_CUDA_STACKED_HALVES=1 until prefill_gemm_exactness,
-// verify and bench have run with it on a card (docs/performance.md).
+// Stacked unless ALGENTA_CUDA_STACKED_HALVES=0 (two GEMMs, to compare): the
+// same bits either way (prefill_gemm_exactness, attention_exactness), so the
+// choice may follow the pass's rows.
 bool DeviceForward::stacks(int rows) const {
-  static const bool allowed = setting_is_on("ALGENTA_CUDA_STACKED_HALVES");
+  static const bool allowed = setting_is_not_off("ALGENTA_CUDA_STACKED_HALVES");
   return allowed && 2 * rows <= limits_.max_rows;
 }
 

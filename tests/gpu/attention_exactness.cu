@@ -476,7 +476,14 @@ void run_rope_parts(int head_dim, bool with_bias, std::mt19937& rng) {
     CHECK_CUDA(launch_qkv_rope_cache(d_qkv, in_parts ? d_qkv + size_t(n) * qkv_width : nullptr,
                                      transform, d_rows, n, shape, kv, 0));
     CHECK_CUDA(cudaDeviceSynchronize());
-    std::vector<float> got = host_copy(d_qkv, size_t(n) * qkv_width);  // the queries written back
+    // The queries written back (the k and v columns are left as given: the
+    // caches below hold what the kernel made of them).
+    const std::vector<float> all_qkv = host_copy(d_qkv, size_t(n) * qkv_width);
+    std::vector<float> got;
+    const int q_width = shape.heads * head_dim;
+    for (int r = 0; r < n; ++r)
+      got.insert(got.end(), all_qkv.begin() + size_t(r) * qkv_width,
+                 all_qkv.begin() + size_t(r) * qkv_width + q_width);
     const std::vector<float> keys = host_copy(d_keys, pool_floats);
     const std::vector<float> values = host_copy(d_values, pool_floats);
     got.insert(got.end(), keys.begin(), keys.end());
