@@ -32,8 +32,7 @@ open_factors=${OPEN_FACTORS:-0.5 0.8 1.0 1.2}
 open_seconds=${OPEN_SECONDS:-30}
 tag="${config_name}_$policy"
 
-
-# --- 1. a verify record_summary for this plugin and policy ------------------------------
+# --- 1. a verify record for this plugin and policy ------------------------------
 h prepare tests/fixtures/oracle/qwen3 --out "$work/qwen3" --dtype bf16 >/dev/null 2>&1
 run_logged reference "$python" tests/tools/make_transformers_reference.py --model tests/fixtures/oracle/qwen3 \
   --out "$work/reference.json"
@@ -49,7 +48,7 @@ record_summary "bench_concurrency_$tag" $? "L G C TTFT prefill decode: $(grep -E
   awk '{print $1, $2, $3, $4, $6, $8}' | paste -sd ';')"
 
 # --- 3. serve and the load ------------------------------------------------------
-vocab=$("$python" -c "import json, sys; print(json.load(open(sys.argv[1]))['vocab_size'])" "$config")
+vocab=$(vocab_size_of "$config")
 "$host" --state-file "$state" serve --synthetic-weights 1 --config "$config" "${plugin_flags[@]}" \
   --precision "$policy" --served-model-name synthetic --max-running 64 --max-queue 1024 \
   --host 127.0.0.1 --port 0 >"$work/serve.out" 2>"$results/serve_$tag.log" &

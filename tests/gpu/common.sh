@@ -1,7 +1,7 @@
 # Sourced by the GPU scripts, from the repository root, with $results set:
 # the results folder (absolute), the build's paths, a private work folder
-# and state file, run_logged, h, record_summary and wait_for_port, and this
-# machine's cuBLAS for the host.
+# and state file, run_logged, h, record_summary, vocab_size_of and
+# wait_for_port, and this machine's cuBLAS for the host.
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
 BUILD_DIR=${BUILD_DIR:-build}
@@ -20,6 +20,9 @@ run_logged() {  # log name, command...
 h() { "$host" --state-file "$state" "$@"; }
 record_summary() {  # name, status (0 = pass), detail: a line on stdout and in summary.txt
   printf '%-44s %s  %s\n' "$1" "$([[ $2 == 0 ]] && echo PASS || echo FAIL)" "$3" | tee -a "$results/summary.txt"
+}
+vocab_size_of() {  # config.json: its vocab_size
+  "$python" -c "import json, sys; print(json.load(open(sys.argv[1]))['vocab_size'])" "$1"
 }
 wait_for_port() {  # server pid, its stdout: prints the port it listens on, or nothing
   local port=""

@@ -56,7 +56,7 @@ if [[ -n "$port" ]]; then
   record_summary serve_client_five_chat_prompts $? "$(grep -c '^PASS' "$results/serve_client.log")/5 pass"
   curl -s "http://127.0.0.1:$port/metrics" >"$results/metrics.txt"
   # 3. Sampled requests drawn on the card: alone and among 63 others.
-  vocab=$("$python" -c "import json, sys; print(json.load(open(sys.argv[1]))['vocab_size'])" "$model/config.json")
+  vocab=$(vocab_size_of "$model/config.json")
   run_logged sampled_engine "$python" tests/gpu/sampled_serve_check.py --url "http://127.0.0.1:$port" \
     --model qwen3_0p6b --vocab "$vocab" --json "$results/sampled_engine.json"
   record_summary sampled_among_63_others $? "$(grep -o '^[A-Z]* [a-z_0-9]*: .*' "$results/sampled_engine.log")"
