@@ -1,14 +1,10 @@
 // Times the decode GEMM kernels against each other in one run, on the card:
 // mma_gemm_x_a.cuh (the kernel the stream kernel replaced) and
-// mma_gemm_stream.cuh loading each pass of weights when it reaches it, past
-// 16 rows with one tile a block instead of two, and as the engine runs it
-// (a pass ahead; two tiles a block past 16 rows), at every decode GEMM
-// shape of the three benchmarked configs, M = 1, 8 and 32, exact policy,
-// random bf16 weights.
-// Each time is the median of 7 CUDA graphs of 20 back-to-back launches
-// (cycling through enough weight copies that they come from DRAM, not L2).
-// Prints us per launch, the weights' GB/s and the ratios; a development
-// tool, not a gate.
+// mma_gemm_stream.cuh, at every decode GEMM shape of the three benchmarked
+// configs, M = 1, 8 and 32, exact policy, random bf16 weights. Each time is
+// the median of 7 CUDA graphs of 20 back-to-back launches (cycling through
+// enough weight copies that they come from DRAM, not L2). Prints us per
+// launch, the weights' GB/s and the ratio; a development tool, not a gate.
 //   decode_gemm_timing [M ...]
 #include <cuda_runtime.h>
 
@@ -34,37 +30,6 @@ constexpr int kGraphs = 7;
 constexpr size_t kColdBytes = size_t{256} << 20;  // more than L2: copies cycle through DRAM
 
 using Launch = void (*)(const float*, const Element*, float*, int, int, int, cudaStream_t);
-
-// The stream kernel as launch_mma_gemm_stream runs it, with or without its
-// loads ahead.
-template <bool kAhead>
-void launch_stream(const float* x, const Element* w, float* y, int M, int N, int K,
-                   cudaStream_t stream) {
-  algenta::cuda::StreamIo io;
-  io.x = x;
-  io.y = y;
-  io.loads_ahead = kAhead;
-  algenta::cuda::launch_mma_gemm_stream_io<Element, true, false, algenta::cuda::StreamOut::store>(
-      io, w, M, N, K, stream);
-}
-
-// Past 16 rows, the stream kernel with one tile a block (every block reads
-// x); up to 16 rows the engine's form.
-void launch_stream_one_tile(const float* x, const Element* w, float* y, int M, int N, int K,
-                            cudaStream_t stream) {
-  namespace cuda = algenta::cuda;
-  if (M <= 2 * cuda::kStreamGroup) {
-    launch_stream<true>(x, w, y, M, N, K, stream);
-    return;
-  }
-  cuda::StreamIo io;
-  io.x = x;
-  io.y = y;
-  const dim3 tiles((N + 15) / 16);
-  cuda::launch_dependent(
-      cuda::mma_gemm_stream_kernel<Element, true, 16, 4, 1, 1, true, false, cuda::StreamOut::store>,
-      tiles, cuda::kStreamWarps * 32, stream, io, w, M, N, K);
-}
 
 // Random bf16 weights, fast enough for the 545 M of Qwen2.5-7B's lm_head: a
 // table of normal values, read in a scrambled order.
@@ -122,11 +87,9 @@ int main(int argc, char** argv) {
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.f, 0.02f);
   const Launch certified = algenta::cuda::launch_mma_gemm_x_a<Element, true>;
-  const Launch reached = launch_stream<false>;
-  const Launch one_tile = launch_stream_one_tile;
-  const Launch ahead = launch_stream<true>;
-  std::printf("%-13s %-9s %6s %6s %3s  %8s %8s %8s %8s  %8s  %6s %6s %6s\n", "config", "gemm", "N", "K",
-              "M", "x_a us", "str us", "1tile us", "now us", "now GB/s", "x_a/nw", "str/nw", "1t/nw");
+  const Launch streamed = algenta::cuda::launch_mma_gemm_stream<Element, true>;
+  std::printf("%-13s %-9s %6s %6s %3s  %10s %10s  %9s %9s  %6s\n", "config", "gemm", "N", "K", "M",
+              "x_a us", "stream us", "x_a GB/s", "str GB/s", "ratio");
   for (const GemmShape& shape : kDecodeGemmShapes) {
     const size_t count = size_t{static_cast<unsigned>(shape.N)} * shape.K;
     const std::vector<Element> host = random_weights(count, rng);
@@ -146,13 +109,10 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaMalloc(&y, size_t{static_cast<unsigned>(max_rows)} * shape.N * sizeof(float)));
     for (int M : rows) {
       const double a = median_us(certified, x, copies, y, M, shape.N, shape.K, stream);
-      const double b = median_us(reached, x, copies, y, M, shape.N, shape.K, stream);
-      const double c = median_us(one_tile, x, copies, y, M, shape.N, shape.K, stream);
-      const double d = median_us(ahead, x, copies, y, M, shape.N, shape.K, stream);
+      const double b = median_us(streamed, x, copies, y, M, shape.N, shape.K, stream);
       const double bytes = static_cast<double>(count * sizeof(Element));
-      std::printf("%-13s %-9s %6d %6d %3d  %8.2f %8.2f %8.2f %8.2f  %8.0f  %6.2f %6.2f %6.2f\n",
-                  shape.config, shape.weight, shape.N, shape.K, M, a, b, c, d, bytes / d / 1e3, a / d,
-                  b / d, c / d);
+      std::printf("%-13s %-9s %6d %6d %3d  %10.2f %10.2f  %9.0f %9.0f  %6.2f\n", shape.config,
+                  shape.weight, shape.N, shape.K, M, a, b, bytes / a / 1e3, bytes / b / 1e3, a / b);
     }
     for (auto* copy : copies) CHECK_CUDA(cudaFree(copy));
     CHECK_CUDA(cudaFree(x));
