@@ -197,14 +197,43 @@ cp "$BUILD_DIR"/test-plugins/libalgenta_cuda_sm90a_mutant_*.so "$vendor/libalgen
 "$sign" sign --key "$mutants/k" --plugins "$mutants/plugins/mutants" >>"$results/mutants.log" 2>&1
 # The lo-dropping mutants are the exact policy's; residual_bf16 (the residual
 # stream rounded to bf16) must fail both.
-mutant_bugs="rope gqa kv residual_bf16"
-[[ $policy == exact ]] && mutant_bugs="$mutant_bugs gemm_lo attn_lo"
+mutant_bugs="rope gqa kv"
+[[ $policy == exact ]] && mutant_bugs="$mutant_bugs residual_bf16 gemm_lo attn_lo"
 for bug in $mutant_bugs; do
   verify "mutant_$bug" "cuda_sm90a_mutant_$bug" qwen3 \
     --plugins-root "$mutants/plugins" --keyring "$mutants/keyring"
   rc=$?
   [[ $rc == 4 ]]; record "planted_${bug}_bug_fails_the_gates" $? "verify exit $rc (4 = a gate failed)"
 done
+# Under bf16 a residual stream kept in bf16 stays inside the gate on the
+# 2-layer fixtures (tests/tools/make_deep_checkpoint.py says why; on the qwen3
+# fixture this mutant passed): it is judged on that tool's 32-layer
+# checkpoint, where the stock engine must pass the bf16-oracle gate for the
+# mutant's failure to mean something. No transformers reference there.
+if [[ $policy == bf16 ]]; then
+  run_logged make_deep "$python" tests/tools/make_deep_checkpoint.py --out "$work/deep_hf"
+  h prepare "$work/deep_hf" --out "$models/deep" >>"$results/prepare.log" 2>&1
+  read -r -a deep_args < <("$python" tests/tools/make_deep_checkpoint.py --verify-args)
+  deep_verify() {  # log name, plugin, extra...
+    local log=$1 plugin=$2; shift 2
+    run_logged "$log" "$host" --state-file "$state" "$@" verify --model "$models/deep" \
+      --plugin "$plugin" --precision bf16 "${deep_args[@]}" --json "$results/$log.json"
+  }
+  bf16_gate_verdict() {  # verify JSON -> the bf16-oracle gate's verdict
+    "$python" -c "import json, sys
+gate = json.load(open(sys.argv[1]))['gates'][0]
+print(gate['verdict'] if gate['gate'] == 'bf16-oracle' else 'missing')" "$1" 2>/dev/null || echo missing
+  }
+  deep_verify deep_cuda_sm90a cuda_sm90a
+  verdict=$(bf16_gate_verdict "$results/deep_cuda_sm90a.json")
+  [[ $verdict == PASS ]]; record bf16_oracle_passes_on_the_deep_checkpoint $? "cuda_sm90a: bf16-oracle $verdict"
+  deep_verify mutant_residual_bf16 cuda_sm90a_mutant_residual_bf16 \
+    --plugins-root "$mutants/plugins" --keyring "$mutants/keyring"
+  rc=$?
+  verdict=$(bf16_gate_verdict "$results/mutant_residual_bf16.json")
+  [[ $rc == 4 && $verdict == FAIL ]]
+  record planted_residual_bf16_bug_fails_the_gates $? "32 layers: verify exit $rc, bf16-oracle $verdict"
+fi
 fi
 
 # --- engine checks through the ABI, sanitizers ------------------------------------

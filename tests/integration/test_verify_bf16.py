@@ -8,19 +8,16 @@ import json
 import os
 import subprocess
 
-import numpy as np
 import pytest
 
 from conftest import HOST
-from make_checkpoint import f32_to_bf16_bits, family_config, tensor_shapes, write_safetensors
+from make_deep_checkpoint import VERIFY_ARGS, write_deep_checkpoint
 from test_verify import (AS_ORACLE, FAST, GATES, digest_listed, model,  # noqa: F401 (a fixture)
                          record_of, reference_file, signed_test_bundle, table_row)
 
 STANDIN = "cpu_oracle_bf16_policy"
 BF16_GATES = ["bf16-oracle", "repeat", "concurrent", "transformers", "sampling"]
-# The deep checkpoint's prompts: short ones and a long continuation, so most
-# positions are decode steps (where a KV-cache bug acts).
-DEEP = ("--lengths", "7,64,256", "--tokens", "128")
+DEEP = VERIFY_ARGS  # the deep checkpoint's prompts
 
 
 @pytest.fixture(scope="module")
@@ -31,32 +28,10 @@ def bundle(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def deep_model(tmp_path_factory):
-    """A checkpoint on which the gate can see a bf16 residual stream. On the
-    2-layer fixtures the residual stand-in stays within the gate: its logit
-    error is under 2x the policy's, most of which is the lm_head's bf16
-    input. Each layer adds two bf16 roundings of the residual, while the
-    policy's own error grows little when the layers' outputs are small next
-    to the stream: qwen3, 32 layers, the fixtures' "peaked" recipe
-    (embeddings and lm_head std 1, norms 1 + N(0, 0.1)) with the other
-    matrices at std 0.05. There the residual stand-in's p99.9 |logit
-    difference| is 7x the policy's, and attention still decides enough
-    tokens for the RoPE and KV-cache bugs to show."""
+    """make_deep_checkpoint's 32-layer checkpoint, on which the gate can see
+    a bf16 residual stream (its docstring says why the fixtures cannot)."""
     source = tmp_path_factory.mktemp("deep-hf")
-    config = family_config("qwen3", "bf16", False)
-    config["num_hidden_layers"] = 32
-    shapes = tensor_shapes("qwen3", config)
-    rng = np.random.default_rng(1)
-    tensors = {}
-    for name in sorted(shapes):
-        values = rng.standard_normal(shapes[name], dtype=np.float32)
-        if name.endswith("norm.weight"):
-            values = 1 + np.float32(0.1) * values
-        elif "embed_tokens" not in name and "lm_head" not in name:
-            values = np.float32(0.05) * values
-        tensors[name] = f32_to_bf16_bits(values)
-    with open(source / "config.json", "w") as f:
-        json.dump(config, f, indent=2)
-    write_safetensors(str(source / "model.safetensors"), tensors, "bf16")
+    write_deep_checkpoint(str(source))
     out = tmp_path_factory.mktemp("deep-prepared") / "qwen3-deep"
     state = tmp_path_factory.mktemp("deep-state") / "state.json"
     r = subprocess.run([HOST, "--state-file", str(state), "prepare", str(source), "--out",
