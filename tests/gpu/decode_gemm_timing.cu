@@ -1,10 +1,13 @@
 // Times the decode GEMM kernels against each other in one run, on the card:
-// mma_gemm_x_a.cuh (the kernel the stream kernel replaced) and
-// mma_gemm_stream.cuh, at every decode GEMM shape of the three benchmarked
-// configs, M = 1, 8 and 32, exact policy, random bf16 weights. Each time is
-// the median of 7 CUDA graphs of 20 back-to-back launches (cycling through
-// enough weight copies that they come from DRAM, not L2). Prints us per
-// launch, the weights' GB/s and the ratio; a development tool, not a gate.
+// mma_gemm_x_a.cuh (the kernel the stream kernel replaced),
+// mma_gemm_stream.cuh (the engine's) and mma_gemm_slices.cuh (a batched
+// form meant to give the stream kernel's bits; up to 64 rows), at every
+// decode GEMM shape of the three benchmarked configs, M = 1, 8 and 32, exact
+// policy, random bf16 weights. Each time is the median of 7 CUDA graphs of
+// 20 back-to-back launches (cycling through enough weight copies that they
+// come from DRAM, not L2). Prints us per launch, the weights' GB/s, the
+// ratios, and whether the slices' y equals the stream kernel's bit for bit
+// (exit 1 when it does not); a development tool, not a gate.
 //   decode_gemm_timing [M ...]
 #include <cuda_runtime.h>
 
@@ -12,11 +15,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "cuda_check.cuh"
 #include "decode_gemm_shapes.hpp"
+#include "kernels/mma_gemm_slices.cuh"
 #include "kernels/mma_gemm_stream.cuh"
 #include "kernels/mma_gemm_x_a.cuh"
 #include "target_policy.hpp"
@@ -30,6 +36,24 @@ constexpr int kGraphs = 7;
 constexpr size_t kColdBytes = size_t{256} << 20;  // more than L2: copies cycle through DRAM
 
 using Launch = void (*)(const float*, const Element*, float*, int, int, int, cudaStream_t);
+
+float* g_partial = nullptr;  // the slices' partial sums, for the shape being timed
+
+void launch_slices(const float* x, const Element* w, float* y, int M, int N, int K,
+                   cudaStream_t stream) {
+  algenta::cuda::launch_mma_gemm_slices<Element, true>(x, w, y, g_partial, M, N, K, stream);
+}
+
+// y of one launch on the first weight copy.
+std::vector<float> result_of(Launch launch, const float* x, const Element* w, float* y, int M, int N,
+                             int K, cudaStream_t stream) {
+  CHECK_CUDA(cudaMemset(y, 0xff, sizeof(float) * M * N));
+  launch(x, w, y, M, N, K, stream);
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  std::vector<float> out(static_cast<size_t>(M) * N);
+  CHECK_CUDA(cudaMemcpy(out.data(), y, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  return out;
+}
 
 // Random bf16 weights, fast enough for the 545 M of Qwen2.5-7B's lm_head: a
 // table of normal values, read in a scrambled order.
@@ -88,8 +112,9 @@ int main(int argc, char** argv) {
   std::normal_distribution<float> normal(0.f, 0.02f);
   const Launch certified = algenta::cuda::launch_mma_gemm_x_a<Element, true>;
   const Launch streamed = algenta::cuda::launch_mma_gemm_stream<Element, true>;
-  std::printf("%-13s %-9s %6s %6s %3s  %10s %10s  %9s %9s  %6s\n", "config", "gemm", "N", "K", "M",
-              "x_a us", "stream us", "x_a GB/s", "str GB/s", "ratio");
+  int differing = 0;
+  std::printf("%-13s %-9s %6s %6s %3s  %9s %9s %9s  %8s %8s  %6s %6s  %s\n", "config", "gemm", "N", "K",
+              "M", "x_a us", "str us", "slices us", "str GB/s", "sl GB/s", "x_a/st", "st/sl", "bits");
   for (const GemmShape& shape : kDecodeGemmShapes) {
     const size_t count = size_t{static_cast<unsigned>(shape.N)} * shape.K;
     const std::vector<Element> host = random_weights(count, rng);
@@ -107,17 +132,33 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaMalloc(&x, xs.size() * sizeof(float)));
     CHECK_CUDA(cudaMemcpy(x, xs.data(), xs.size() * sizeof(float), cudaMemcpyHostToDevice));
     CHECK_CUDA(cudaMalloc(&y, size_t{static_cast<unsigned>(max_rows)} * shape.N * sizeof(float)));
+    const int slice_rows = std::min(max_rows, algenta::cuda::kSliceMaxRows);
+    CHECK_CUDA(cudaMalloc(&g_partial, sizeof(float) * algenta::cuda::kSliceCount * slice_rows * shape.N));
     for (int M : rows) {
       const double a = median_us(certified, x, copies, y, M, shape.N, shape.K, stream);
       const double b = median_us(streamed, x, copies, y, M, shape.N, shape.K, stream);
       const double bytes = static_cast<double>(count * sizeof(Element));
-      std::printf("%-13s %-9s %6d %6d %3d  %10.2f %10.2f  %9.0f %9.0f  %6.2f\n", shape.config,
-                  shape.weight, shape.N, shape.K, M, a, b, bytes / a / 1e3, bytes / b / 1e3, a / b);
+      if (M > algenta::cuda::kSliceMaxRows) {
+        std::printf("%-13s %-9s %6d %6d %3d  %9.2f %9.2f %9s  %8.0f %8s  %6.2f %6s  -\n", shape.config,
+                    shape.weight, shape.N, shape.K, M, a, b, "-", bytes / b / 1e3, "-", a / b, "-");
+        continue;
+      }
+      const double c = median_us(launch_slices, x, copies, y, M, shape.N, shape.K, stream);
+      const std::vector<float> want = result_of(streamed, x, copies[0], y, M, shape.N, shape.K, stream);
+      const std::vector<float> got = result_of(launch_slices, x, copies[0], y, M, shape.N, shape.K, stream);
+      size_t differ = 0;
+      for (size_t i = 0; i < want.size(); ++i) differ += std::memcmp(&want[i], &got[i], sizeof(float)) != 0;
+      differing += differ != 0;
+      std::printf("%-13s %-9s %6d %6d %3d  %9.2f %9.2f %9.2f  %8.0f %8.0f  %6.2f %6.2f  %s\n", shape.config,
+                  shape.weight, shape.N, shape.K, M, a, b, c, bytes / b / 1e3, bytes / c / 1e3, a / b, b / c,
+                  differ == 0 ? "same" : (std::to_string(differ) + " differ").c_str());
     }
     for (auto* copy : copies) CHECK_CUDA(cudaFree(copy));
     CHECK_CUDA(cudaFree(x));
     CHECK_CUDA(cudaFree(y));
+    CHECK_CUDA(cudaFree(g_partial));
   }
   CHECK_CUDA(cudaStreamDestroy(stream));
-  return 0;
+  std::printf("slices against the stream kernel: %d of the timed cases differ\n", differing);
+  return differing == 0 ? 0 : 1;
 }
