@@ -95,19 +95,22 @@ __global__ void __launch_bounds__(kSliceWarps * 32)
     for (int group = 0; group < kSliceMaxRows / kStreamGroup; ++group) {
       if (group >= groups) break;
       const int row = kStreamGroup * group + g;
-      uint32_t hi[8], lo[8];  // pairs 8 t .. 8 t + 7 of the row
-      *reinterpret_cast<uint4*>(hi) = *reinterpret_cast<const uint4*>(&staged_hi[row][8 * t]);
-      *reinterpret_cast<uint4*>(hi + 4) = *reinterpret_cast<const uint4*>(&staged_hi[row][8 * t + 4]);
+      // Pairs 8 t .. 8 t + 7 of the row: step j takes pairs 2 j and 2 j + 1.
+      const uint4 hi[2] = {*reinterpret_cast<const uint4*>(&staged_hi[row][8 * t]),
+                           *reinterpret_cast<const uint4*>(&staged_hi[row][8 * t + 4])};
+      uint4 lo[2] = {};
       if constexpr (kLo) {
-        *reinterpret_cast<uint4*>(lo) = *reinterpret_cast<const uint4*>(&staged_lo[row][8 * t]);
-        *reinterpret_cast<uint4*>(lo + 4) = *reinterpret_cast<const uint4*>(&staged_lo[row][8 * t + 4]);
+        lo[0] = *reinterpret_cast<const uint4*>(&staged_lo[row][8 * t]);
+        lo[1] = *reinterpret_cast<const uint4*>(&staged_lo[row][8 * t + 4]);
       }
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const uint32_t b_hi[2] = {hi[2 * j], hi[2 * j + 1]};
+        const uint4& h = hi[j / 2];
+        const uint32_t b_hi[2] = {j % 2 == 0 ? h.x : h.z, j % 2 == 0 ? h.y : h.w};
         mma_16x8x16<Element>(c[group], a[j], b_hi);
         if constexpr (kLo && !kPlantedDropsLo) {
-          const uint32_t b_lo[2] = {lo[2 * j], lo[2 * j + 1]};
+          const uint4& l = lo[j / 2];
+          const uint32_t b_lo[2] = {j % 2 == 0 ? l.x : l.z, j % 2 == 0 ? l.y : l.w};
           mma_16x8x16<Element>(c[group], a[j], b_lo);
         }
       }
