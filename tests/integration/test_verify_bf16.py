@@ -11,13 +11,12 @@ import subprocess
 import pytest
 
 from conftest import HOST
-from make_deep_checkpoint import VERIFY_ARGS, write_deep_checkpoint
+from make_deep_checkpoint import VERIFY_ARGS as DEEP, write_deep_checkpoint
 from test_verify import (AS_ORACLE, FAST, GATES, digest_listed, model,  # noqa: F401 (a fixture)
                          record_of, reference_file, signed_test_bundle, table_row)
 
 STANDIN = "cpu_oracle_bf16_policy"
 BF16_GATES = ["bf16-oracle", "repeat", "concurrent", "transformers", "sampling"]
-DEEP = VERIFY_ARGS  # the deep checkpoint's prompts
 
 
 @pytest.fixture(scope="module")

@@ -149,8 +149,7 @@ cudaError_t launch_mma_gemm_slices(const float* x, const Element* w, float* y, f
   if (M < 0 || N < 0 || K < 0 || M > kSliceMaxRows) return cudaErrorInvalidValue;
   if (M == 0 || N == 0) return cudaSuccess;
   const dim3 grid((N + kSliceColumns - 1) / kSliceColumns, kSliceCount);
-  const bool vec = K % 8 == 0 && reinterpret_cast<uintptr_t>(w) % 16 == 0;
-  if (vec)
+  if (gemm_rows_aligned(x, w, K))
     mma_gemm_slice_kernel<Element, true, kLo><<<grid, kSliceWarps * 32, 0, stream>>>(x, w, partial, M, N, K);
   else
     mma_gemm_slice_kernel<Element, false, kLo><<<grid, kSliceWarps * 32, 0, stream>>>(x, w, partial, M, N, K);
