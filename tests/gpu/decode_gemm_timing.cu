@@ -1,14 +1,19 @@
 // Times the decode GEMM kernels against each other in one run, on the card:
 // mma_gemm_x_a.cuh (the kernel the stream kernel replaced),
-// mma_gemm_stream.cuh (the engine's) and mma_gemm_slices.cuh (a batched
-// form meant to give the stream kernel's bits; up to 64 rows), at every
-// decode GEMM shape of the three benchmarked configs, M = 1, 8 and 32, exact
-// policy, random bf16 weights. Each time is the median of 7 CUDA graphs of
-// 20 back-to-back launches (cycling through enough weight copies that they
-// come from DRAM, not L2). Prints us per launch, the weights' GB/s, the
-// ratios, and whether the slices' y equals the stream kernel's bit for bit
-// (exit 1 when it does not); a development tool, not a gate.
-//   decode_gemm_timing [M ...]
+// mma_gemm_stream.cuh (the engine's; as it is, with rolling loads, and with
+// the tile prefetch), mma_gemm_slices.cuh (a batched form meant to give
+// the stream kernel's bits; up to 64 rows) and mma_gemm_ring.cuh (weights
+// through a ring of cp.async stages, 4, 8 or 12 stages for 8-column tiles,
+// half as many for 16; up to 8 rows), at every decode GEMM shape of
+// the three benchmarked configs, M = 1, 8 and 32, exact policy, random bf16
+// weights. Each time is the median of 7 CUDA graphs of 20 back-to-back
+// launches (cycling through enough weight copies that they come from DRAM,
+// not L2). Prints us per launch, the weights' GB/s, the ratios, and whether
+// each other form's y equals the stream kernel's bit for bit (exit 1 when
+// one does not); a development tool, not a gate.
+//   decode_gemm_timing [--only CONFIG/GEMM] [M ...]
+// (--only: the shapes whose "config/gemm" contains that text, e.g. for
+// Nsight Compute on one shape.)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,6 +27,7 @@
 
 #include "cuda_check.cuh"
 #include "decode_gemm_shapes.hpp"
+#include "kernels/mma_gemm_ring.cuh"
 #include "kernels/mma_gemm_slices.cuh"
 #include "kernels/mma_gemm_stream.cuh"
 #include "kernels/mma_gemm_x_a.cuh"
@@ -42,6 +48,19 @@ float* g_partial = nullptr;  // the slices' partial sums, for the shape being ti
 void launch_slices(const float* x, const Element* w, float* y, int M, int N, int K,
                    cudaStream_t stream) {
   algenta::cuda::launch_mma_gemm_slices<Element, true>(x, w, y, g_partial, M, N, K, stream);
+}
+
+// The stream kernel with its options set here, not from the environment.
+template <bool kRolling, bool kPrefetchTile>
+void launch_stream_with(const float* x, const Element* w, float* y, int M, int N, int K,
+                        cudaStream_t stream) {
+  algenta::cuda::StreamIo io;
+  io.x = x;
+  io.y = y;
+  io.rolling = kRolling;
+  io.prefetch_tile = kPrefetchTile;
+  algenta::cuda::launch_mma_gemm_stream_io<Element, true, false, algenta::cuda::StreamOut::store>(
+      io, w, M, N, K, stream);
 }
 
 // y of one launch on the first weight copy.
@@ -102,20 +121,46 @@ double median_us(Launch launch, const float* x, const std::vector<Element*>& cop
 
 }  // namespace
 
+// A kernel timed beside the stream kernel; each but x_a must give its bits.
+struct Form {
+  const char* name;
+  Launch launch;
+  int max_rows;      // rows it takes
+  bool same_bits;    // compared with the stream kernel's y
+};
+
 int main(int argc, char** argv) {
   std::vector<int> rows;
-  for (int i = 1; i < argc; ++i) rows.push_back(std::atoi(argv[i]));
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
+    else rows.push_back(std::atoi(argv[i]));
+  }
   if (rows.empty()) rows = {1, 8, 32};
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreate(&stream));
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.f, 0.02f);
-  const Launch certified = algenta::cuda::launch_mma_gemm_x_a<Element, true>;
-  const Launch streamed = algenta::cuda::launch_mma_gemm_stream<Element, true>;
+  const Launch streamed = launch_stream_with<false, false>;
+  const Form forms[] = {
+      {"x_a", algenta::cuda::launch_mma_gemm_x_a<Element, true>, 1 << 30, false},
+      {"stream", streamed, 1 << 30, true},
+      {"rolling", launch_stream_with<true, false>, 1 << 30, true},
+      {"prefetch", launch_stream_with<false, true>, 1 << 30, true},
+      {"slices", launch_slices, algenta::cuda::kSliceMaxRows, true},
+      {"ring4", algenta::cuda::launch_mma_gemm_ring<Element, true, 4, 2>, algenta::cuda::kRingMaxRows, true},
+      {"ring8", algenta::cuda::launch_mma_gemm_ring<Element, true, 8, 4>, algenta::cuda::kRingMaxRows, true},
+      {"ring12", algenta::cuda::launch_mma_gemm_ring<Element, true, 12, 6>, algenta::cuda::kRingMaxRows, true},
+  };
   int differing = 0;
-  std::printf("%-13s %-9s %6s %6s %3s  %9s %9s %9s  %8s %8s  %6s %6s  %s\n", "config", "gemm", "N", "K",
-              "M", "x_a us", "str us", "slices us", "str GB/s", "sl GB/s", "x_a/st", "st/sl", "bits");
+  std::printf("%-13s %-9s %6s %6s %3s %8s", "config", "gemm", "N", "K", "M", "str GB/s");
+  for (const Form& form : forms) std::printf(" %9s", (std::string(form.name) + " us").c_str());
+  for (const Form& form : forms) {
+    if (form.launch != streamed) std::printf(" %8s", (std::string("st/") + form.name).c_str());
+  }
+  std::printf("  bits\n");
   for (const GemmShape& shape : kDecodeGemmShapes) {
+    if (!only.empty() && (std::string(shape.config) + "/" + shape.weight).find(only) == std::string::npos) continue;
     const size_t count = size_t{static_cast<unsigned>(shape.N)} * shape.K;
     const std::vector<Element> host = random_weights(count, rng);
     const size_t copies_needed = std::max<size_t>(1, std::min<size_t>(kLaunches, kColdBytes / (count * sizeof(Element)) + 1));
@@ -134,24 +179,34 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaMalloc(&y, size_t{static_cast<unsigned>(max_rows)} * shape.N * sizeof(float)));
     const int slice_rows = std::min(max_rows, algenta::cuda::kSliceMaxRows);
     CHECK_CUDA(cudaMalloc(&g_partial, sizeof(float) * algenta::cuda::kSliceCount * slice_rows * shape.N));
+    const double bytes = static_cast<double>(count * sizeof(Element));
     for (int M : rows) {
-      const double a = median_us(certified, x, copies, y, M, shape.N, shape.K, stream);
-      const double b = median_us(streamed, x, copies, y, M, shape.N, shape.K, stream);
-      const double bytes = static_cast<double>(count * sizeof(Element));
-      if (M > algenta::cuda::kSliceMaxRows) {
-        std::printf("%-13s %-9s %6d %6d %3d  %9.2f %9.2f %9s  %8.0f %8s  %6.2f %6s  -\n", shape.config,
-                    shape.weight, shape.N, shape.K, M, a, b, "-", bytes / b / 1e3, "-", a / b, "-");
-        continue;
-      }
-      const double c = median_us(launch_slices, x, copies, y, M, shape.N, shape.K, stream);
+      std::vector<double> us;
+      for (const Form& form : forms)
+        us.push_back(M <= form.max_rows ? median_us(form.launch, x, copies, y, M, shape.N, shape.K, stream) : 0.0);
       const std::vector<float> want = result_of(streamed, x, copies[0], y, M, shape.N, shape.K, stream);
-      const std::vector<float> got = result_of(launch_slices, x, copies[0], y, M, shape.N, shape.K, stream);
-      size_t differ = 0;
-      for (size_t i = 0; i < want.size(); ++i) differ += std::memcmp(&want[i], &got[i], sizeof(float)) != 0;
-      differing += differ != 0;
-      std::printf("%-13s %-9s %6d %6d %3d  %9.2f %9.2f %9.2f  %8.0f %8.0f  %6.2f %6.2f  %s\n", shape.config,
-                  shape.weight, shape.N, shape.K, M, a, b, c, bytes / b / 1e3, bytes / c / 1e3, a / b, b / c,
-                  differ == 0 ? "same" : (std::to_string(differ) + " differ").c_str());
+      std::string bits;
+      for (const Form& form : forms) {
+        if (!form.same_bits || form.launch == streamed || M > form.max_rows) continue;
+        const std::vector<float> got = result_of(form.launch, x, copies[0], y, M, shape.N, shape.K, stream);
+        size_t differ = 0;
+        for (size_t i = 0; i < want.size(); ++i) differ += std::memcmp(&want[i], &got[i], sizeof(float)) != 0;
+        differing += differ != 0;
+        bits += std::string(" ") + form.name + (differ == 0 ? " same" : (" " + std::to_string(differ) + " differ"));
+      }
+      const double stream_us = us[1];
+      std::printf("%-13s %-9s %6d %6d %3d %8.0f", shape.config, shape.weight, shape.N, shape.K, M,
+                  bytes / stream_us / 1e3);
+      for (double t : us) {
+        if (t > 0) std::printf(" %9.2f", t);
+        else std::printf(" %9s", "-");
+      }
+      for (size_t f = 0; f < us.size(); ++f) {
+        if (forms[f].launch == streamed) continue;
+        if (us[f] > 0) std::printf(" %8.2f", stream_us / us[f]);
+        else std::printf(" %8s", "-");
+      }
+      std::printf(" %s\n", bits.c_str());
     }
     for (auto* copy : copies) CHECK_CUDA(cudaFree(copy));
     CHECK_CUDA(cudaFree(x));
@@ -159,6 +214,6 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaFree(g_partial));
   }
   CHECK_CUDA(cudaStreamDestroy(stream));
-  std::printf("slices against the stream kernel: %d of the timed cases differ\n", differing);
+  std::printf("forms against the stream kernel: %d of the compared cases differ\n", differing);
   return differing == 0 ? 0 : 1;
 }

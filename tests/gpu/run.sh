@@ -112,11 +112,15 @@ for c in "${reference_cases[@]}"; do
 done
 
 # --- the gates ------------------------------------------------------------------
-verify() {  # log name, plugin, model case, extra...
-  local log=$1 plugin=$2 c=$3; shift 3
+run_verify() {  # log name, plugin, model dir, host options...; verify's own options in verify_args
+  local log=$1 plugin=$2 model=$3; shift 3
   run_logged "$log" env ALGENTA_ENGINE_LOG=1 "$host" --state-file "$state" "$@" verify \
-    --model "$models/$c" --plugin "$plugin" --lengths "$lengths" --precision "$policy" \
-    --transformers-reference "$work/reference_$c.json" --json "$results/$log.json"
+    --model "$model" --plugin "$plugin" "${verify_args[@]}" --json "$results/$log.json"
+}
+verify() {  # log name, plugin, model case, host options...
+  local log=$1 plugin=$2 c=$3; shift 3
+  verify_args=(--lengths "$lengths" --precision "$policy" --transformers-reference "$work/reference_$c.json")
+  run_verify "$log" "$plugin" "$models/$c" "$@"
 }
 gate_verdicts() {  # log name -> "oracle L=256 PASS, ..." from verify's table
   grep -E '^(oracle|bf16-oracle|repeat|concurrent|transformers) ' "$results/$1.log" |
@@ -214,10 +218,10 @@ if [[ $policy == bf16 ]]; then
   run_logged make_deep "$python" tests/tools/make_deep_checkpoint.py --out "$work/deep_hf"
   h prepare "$work/deep_hf" --out "$models/deep" >>"$results/prepare.log" 2>&1
   read -r -a deep_args < <("$python" tests/tools/make_deep_checkpoint.py --verify-args)
-  deep_verify() {  # log name, plugin, extra...
+  deep_verify() {  # log name, plugin, host options...
     local log=$1 plugin=$2; shift 2
-    run_logged "$log" "$host" --state-file "$state" "$@" verify --model "$models/deep" \
-      --plugin "$plugin" --precision bf16 "${deep_args[@]}" --json "$results/$log.json"
+    verify_args=(--precision bf16 "${deep_args[@]}")
+    run_verify "$log" "$plugin" "$models/deep" "$@"
   }
   bf16_gate_verdict() {  # verify JSON -> the bf16-oracle gate's verdict
     "$python" -c "import json, sys

@@ -49,21 +49,29 @@ inline bool dependent_launch_allowed() {
   return allowed;
 }
 
-// kernel<<<grid, block, 0, stream>>>(args...), programmatic where allowed.
+// kernel<<<grid, block, shared_bytes, stream>>>(args...), programmatic
+// where allowed.
 template <typename... Params, typename... Args>
-cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block,
-                             cudaStream_t stream, Args... args) {
+cudaError_t launch_dependent_shared(void (*kernel)(Params...), dim3 grid, dim3 block,
+                                    size_t shared_bytes, cudaStream_t stream, Args... args) {
   cudaLaunchAttribute attribute[1];
   attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute[0].val.programmaticStreamSerializationAllowed = dependent_launch_allowed() ? 1 : 0;
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
-  config.dynamicSmemBytes = 0;
+  config.dynamicSmemBytes = shared_bytes;
   config.stream = stream;
   config.attrs = attribute;
   config.numAttrs = 1;
   return cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
+}
+
+// kernel<<<grid, block, 0, stream>>>(args...), programmatic where allowed.
+template <typename... Params, typename... Args>
+cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block,
+                             cudaStream_t stream, Args... args) {
+  return launch_dependent_shared(kernel, grid, block, 0, stream, args...);
 }
 
 }  // namespace algenta::cuda

@@ -21,9 +21,9 @@ cudaError_t launch_stream(const StreamIo& io, const Element* w, int M, int N, in
   if (kNormed && M > kMaxFusedNormRows) return cudaErrorInvalidValue;
   if (M == 0 || N == 0) return cudaSuccess;
   if (lo_halves)
-    launch_mma_gemm_stream_io<Element, true, kNormed, kOut>(io, w, M, N, K, stream);
+    launch_decode_gemm_io<Element, true, kNormed, kOut>(io, w, M, N, K, stream);
   else
-    launch_mma_gemm_stream_io<Element, false, kNormed, kOut>(io, w, M, N, K, stream);
+    launch_decode_gemm_io<Element, false, kNormed, kOut>(io, w, M, N, K, stream);
   return cudaGetLastError();
 }
 

@@ -6,14 +6,16 @@
 // Element's mantissa (the exact policy); the bf16 policy sends hi alone.
 //
 // The kernel is mma_gemm_stream.cuh (weights streamed as the mma's A
-// operand, the norm, SwiGLU and the residual add fusable around it).
+// operand, the norm, SwiGLU and the residual add fusable around it), or
+// for up to 8 rows, where switched on, mma_gemm_ring.cuh with its bits
+// (mma_gemm_decode.cuh chooses).
 // mma_gemm_x_a.cuh, the kernel it replaced, stays for
 // tests/gpu/decode_gemm_timing to measure against. Each fixes its reduction
 // order by K alone, so a row's bits do not depend on M; the orders differ,
 // so their bits differ.
 #pragma once
 
-#include "mma_gemm_stream.cuh"
+#include "mma_gemm_decode.cuh"
 
 namespace algenta::cuda {
 
@@ -26,9 +28,9 @@ cudaError_t launch_mma_gemm(const float* x, const Element* w, float* y, int M, i
   if (M < 0 || N < 0 || K < 0) return cudaErrorInvalidValue;
   if (M == 0 || N == 0) return cudaSuccess;
   if (lo_halves)
-    launch_mma_gemm_stream<Element, true>(x, w, y, M, N, K, stream);
+    launch_decode_gemm<Element, true>(x, w, y, M, N, K, stream);
   else
-    launch_mma_gemm_stream<Element, false>(x, w, y, M, N, K, stream);
+    launch_decode_gemm<Element, false>(x, w, y, M, N, K, stream);
   return cudaGetLastError();
 }
 

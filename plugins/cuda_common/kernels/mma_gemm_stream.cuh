@@ -111,13 +111,27 @@ struct StreamIo {
   // K), not only the next pass: more bytes in flight where a warp runs
   // several passes in sequence. Weights only, so no bit changes.
   bool prefetch_tile = false;
+  // Load chunk u of a warp's next pass (weights and x) as soon as chunk u of
+  // the current one is multiplied, into the same registers, so that its
+  // loads stay in flight between passes instead of starting when the next
+  // pass does. The same products in the same order: no bit changes.
+  bool rolling = false;
+  // Up to 8 rows: the ring kernel (mma_gemm_ring.cuh) instead, same bits.
+  bool ring = false;
 };
 
-// ALGENTA_CUDA_PREFETCH_TILE=1 turns prefetch_tile on (off until measured
-// on a card, docs/performance.md).
-inline bool stream_prefetch_tile_setting() {
-  static const bool on = setting_is_on("ALGENTA_CUDA_PREFETCH_TILE");
-  return on;
+// The engine's switches for the options above, from the environment
+// (ALGENTA_CUDA_PREFETCH_TILE=1, ALGENTA_CUDA_STREAM_ROLLING=1,
+// ALGENTA_CUDA_STREAM_RING=1; off until measured on a card,
+// docs/performance.md).
+inline StreamIo with_stream_settings(StreamIo io) {
+  static const bool prefetch_tile = setting_is_on("ALGENTA_CUDA_PREFETCH_TILE");
+  static const bool rolling = setting_is_on("ALGENTA_CUDA_STREAM_ROLLING");
+  static const bool ring = setting_is_on("ALGENTA_CUDA_STREAM_RING");
+  io.prefetch_tile = prefetch_tile;
+  io.rolling = rolling;
+  io.ring = ring;
+  return io;
 }
 
 enum class StreamOut { store, swiglu, residual };
@@ -128,21 +142,119 @@ inline constexpr int kMaxStreamNormRows = 2 * kStreamWarps;
 // The x values a warp multiplies for chunk k of its rows: kNormed rows as
 // rmsnorm_residual_kernel writes them, x * scale * norm_weight (rows past M
 // have scale 0 and x 0: zeros still).
+template <int kGroups>
+__device__ __forceinline__ void apply_norm(Sixteen<float> (&xv)[kGroups], const Sixteen<float>& weight,
+                                           const float* row_scale, int m0, int g) {
+#pragma unroll
+  for (int group = 0; group < kGroups; ++group) {
+    const float scale = row_scale[m0 + kStreamGroup * group + g];
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+      xv[group].v[j] = __fmul_rn(__fmul_rn(xv[group].v[j], scale), weight.v[j]);
+  }
+}
+
+// The norm weights of chunk k (zeros past K).
+template <bool kVec>
+__device__ __forceinline__ void load_norm_weight(const StreamIo& io, int k, int valid,
+                                                 Sixteen<float>& weight) {
+  load16<float, kVec>(io.norm_weight + (valid > 0 ? k : 0), valid, weight);
+}
+
 template <bool kVec, bool kNormed, int kGroups>
 __device__ __forceinline__ void normalize_chunk(Sixteen<float> (&xv)[kGroups], const StreamIo& io,
                                                 const float* row_scale, int m0, int g, int k,
                                                 int valid) {
   if constexpr (kNormed) {
     Sixteen<float> weight;
-    load16<float, kVec>(io.norm_weight + (valid > 0 ? k : 0), valid, weight);
+    load_norm_weight<kVec>(io, k, valid, weight);
+    apply_norm(xv, weight, row_scale, m0, g);
+  }
+}
+
+// A block's rows' norm scales, one warp a row (rows past M: 0), for kRows rows.
+template <int kRows>
+__device__ __forceinline__ void compute_row_scales(const StreamIo& io, float* row_scale, int M, int K,
+                                                   int warp, int lane) {
+  for (int m = warp; m < kRows; m += kStreamWarps) {
+    const float scale = m < M ? warp_rms_scale(io.x + static_cast<int64_t>(m) * K, K, io.eps) : 0.f;
+    if (lane == 0) row_scale[m] = scale;
+  }
+  __syncthreads();
+}
+
+// The end of a tile's pass over K: each warp's partial tile into shared
+// memory, then warp 0 adds them in warp order (1, 2, ...) to its own and
+// writes the rows m0 .. m0 + 8 kGroups - 1 of columns n0 .. in kOut's form.
+// c[group][i]: A row g + 8 (i / 2), B column 2 t + i % 2.
+template <int kTile, int kGroups, StreamOut kOut>
+__device__ __forceinline__ void finish_stream_tile(const StreamIo& io,
+                                                   float (&partial)[kStreamWarps][32][kGroups][4],
+                                                   float (&c)[kGroups][4], int n0, int m0, int M,
+                                                   int N) {
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  const int g = lane / 4;
+  const int t = lane % 4;
+#pragma unroll
+  for (int group = 0; group < kGroups; ++group) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) partial[warp][lane][group][i] = c[group][i];
+  }
+  __syncthreads();
+  if (warp == 0) {
+#pragma unroll
+    for (int s = 1; s < kStreamWarps; ++s) {
+#pragma unroll
+      for (int group = 0; group < kGroups; ++group) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) c[group][i] = __fadd_rn(c[group][i], partial[s][lane][group][i]);
+      }
+    }
 #pragma unroll
     for (int group = 0; group < kGroups; ++group) {
-      const float scale = row_scale[m0 + kStreamGroup * group + g];
+      if constexpr (kOut == StreamOut::swiglu) {
 #pragma unroll
-      for (int j = 0; j < 16; ++j)
-        xv[group].v[j] = __fmul_rn(__fmul_rn(xv[group].v[j], scale), weight.v[j]);
+        for (int i = 0; i < 2; ++i) {
+          const int row = m0 + kStreamGroup * group + 2 * t + i;
+          const int column = n0 + g;
+          if (row < M && column < N)
+            io.y[static_cast<int64_t>(row) * N + column] = swiglu_of(c[group][i], c[group][2 + i]);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < (kTile == 16 ? 4 : 2); ++i) {
+          const int row = m0 + kStreamGroup * group + 2 * t + i % 2;
+          const int column = n0 + g + 8 * (i / 2);
+          if (row >= M || column >= N) continue;
+          float* target = io.y + static_cast<int64_t>(row) * N + column;
+          if constexpr (kOut == StreamOut::residual) {
+            const float d = io.bias != nullptr ? __fadd_rn(c[group][i], io.bias[column]) : c[group][i];
+            *target = residual_add(*target, d);
+          } else {
+            *target = c[group][i];
+          }
+        }
+      }
     }
   }
+  __syncthreads();  // partial is read before the next pass writes it
+}
+
+// w's row behind A's row g (top) or g + 8 (bottom) of the tile at n0, null
+// past N: the gate_up form's bottom rows are the up rows N + n0 + g.
+template <typename Element, int kTile, StreamOut kOut>
+__device__ __forceinline__ const Element* stream_top_row(const Element* w, int n0, int g, int N,
+                                                         int K) {
+  return n0 + g < N ? w + static_cast<int64_t>(n0 + g) * K : nullptr;
+}
+
+template <typename Element, int kTile, StreamOut kOut>
+__device__ __forceinline__ const Element* stream_bottom_row(const Element* w, int n0, int g, int N,
+                                                            int K) {
+  constexpr bool kSwiGLU = kOut == StreamOut::swiglu;
+  if (kTile != 16 || (kSwiGLU ? n0 + g : n0 + g + 8) >= N) return nullptr;
+  return w + static_cast<int64_t>(kSwiGLU ? N + n0 + g : n0 + g + 8) * K;
 }
 
 // kTile: output columns per block (16: A's rows g and g + 8; 8: rows g
@@ -168,29 +280,39 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
   constexpr int kRows = kStreamGroup * kGroups;
   const int tiles = (N + kColumns - 1) / kColumns;
   const float* x = io.x;
-  // w's rows behind A's rows g (top) and g + 8 (bottom) of the tile at n0;
-  // null past N.
-  const auto top_row = [&](int n0) {
-    return n0 + g < N ? w + static_cast<int64_t>(n0 + g) * K : nullptr;
+  const auto top_row = [&](int n0) { return stream_top_row<Element, kTile, kOut>(w, n0, g, N, K); };
+  const auto bottom_row = [&](int n0) {
+    return stream_bottom_row<Element, kTile, kOut>(w, n0, g, N, K);
   };
-  const auto bottom_row = [&](int n0) -> const Element* {
-    if (kTile != 16 || (kSwiGLU ? n0 + g : n0 + g + 8) >= N) return nullptr;
-    return w + static_cast<int64_t>(kSwiGLU ? N + n0 + g : n0 + g + 8) * K;
+  // Chunk u of the pass at k0 of a tile's weights, into registers (zeros
+  // past K or N).
+  const auto load_weight_chunk = [&](const Element* w_top, const Element* w_bottom, int k0, int u,
+                                     Sixteen<Element>& top_u, Sixteen<Element>& bottom_u) {
+    const int k = k0 + u * kStride + 16 * t;
+    const int valid = K - k;  // <= 0 past the end: nothing is read
+    load16<Element, kVec>(w_top != nullptr ? w_top + k : w, w_top != nullptr ? valid : 0, top_u);
+    if constexpr (kTile == 16) {
+      load16<Element, kVec>(w_bottom != nullptr ? w_bottom + k : w, w_bottom != nullptr ? valid : 0,
+                            bottom_u);
+    }
   };
-  // Chunks u = 0 .. kDepth - 1 of the pass at k0 of a tile's weights, into
-  // registers (zeros past K or N).
+  // Chunks u = 0 .. kDepth - 1 of that pass.
   const auto load_weights = [&](const Element* w_top, const Element* w_bottom, int k0,
                                 Sixteen<Element>(&top)[kDepth],
                                 Sixteen<Element>(&bottom)[kTile == 16 ? kDepth : 1]) {
 #pragma unroll
-    for (int u = 0; u < kDepth; ++u) {
-      const int k = k0 + u * kStride + 16 * t;
-      const int valid = K - k;  // <= 0 past the end: nothing is read
-      load16<Element, kVec>(w_top != nullptr ? w_top + k : w, w_top != nullptr ? valid : 0, top[u]);
-      if constexpr (kTile == 16) {
-        load16<Element, kVec>(w_bottom != nullptr ? w_bottom + k : w,
-                              w_bottom != nullptr ? valid : 0, bottom[u]);
-      }
+    for (int u = 0; u < kDepth; ++u)
+      load_weight_chunk(w_top, w_bottom, k0, u, top[u], bottom[kTile == 16 ? u : 0]);
+  };
+  // Chunk u of the pass at k0 of each group's x row (zeros past K or M).
+  const auto load_x_chunk = [&](const float* const (&x_rows)[kGroups], int k0, int u,
+                                Sixteen<float>(&xv_u)[kGroups]) {
+    const int k = k0 + u * kStride + 16 * t;
+    const int valid = K - k;
+#pragma unroll
+    for (int group = 0; group < kGroups; ++group) {
+      const float* row = x_rows[group];
+      load16<float, kVec>(row != nullptr ? row + k : x, row != nullptr ? valid : 0, xv_u[group]);
     }
   };
   // The same chunks of a tile's weights to L2.
@@ -226,13 +348,7 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
                bottom);
   prefetch_later_passes(blockIdx.x);
   wait_for_previous_kernel();
-  if constexpr (kNormed) {
-    for (int m = warp; m < kMaxStreamNormRows; m += kStreamWarps) {
-      const float scale = m < M ? warp_rms_scale(x + static_cast<int64_t>(m) * K, K, io.eps) : 0.f;
-      if (lane == 0) row_scale[m] = scale;
-    }
-    __syncthreads();
-  }
+  if constexpr (kNormed) compute_row_scales<kMaxStreamNormRows>(io, row_scale, M, K, warp, lane);
   bool loaded = true;  // top and bottom hold the first tile's first pass
 
   // A normed block takes several tiles (grid < tiles), so that its scales
@@ -251,73 +367,31 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
         x_rows[group] = row < M ? x + static_cast<int64_t>(row) * K : nullptr;
       }
       float c[kGroups][4] = {};
-      for (int k0 = first_k0; k0 < K; k0 += kStride * kDepth) {
+      Sixteen<float> xv[kDepth][kGroups];
+      bool x_loaded = false;  // xv holds this pass's x (rolled in by the pass before)
+      constexpr int kPassK = kStride * kDepth;  // between a warp's passes
+      for (int k0 = first_k0; k0 < K; k0 += kPassK) {
         if (!loaded) load_weights(w_top, w_bottom, k0, top, bottom);
-        loaded = false;
-        Sixteen<float> xv[kDepth][kGroups];
+        if (!x_loaded) {
 #pragma unroll
-        for (int u = 0; u < kDepth; ++u) {
-          const int k = k0 + u * kStride + 16 * t;
-          const int valid = K - k;  // <= 0 past the end: nothing is read
-#pragma unroll
-          for (int group = 0; group < kGroups; ++group) {
-            const float* row = x_rows[group];
-            load16<float, kVec>(row != nullptr ? row + k : x, row != nullptr ? valid : 0,
-                                xv[u][group]);
-          }
+          for (int u = 0; u < kDepth; ++u) load_x_chunk(x_rows, k0, u, xv[u]);
         }
+        const bool roll = io.rolling && k0 + kPassK < K;
 #pragma unroll
         for (int u = 0; u < kDepth; ++u) {
           if (k0 + u * kStride >= K) break;  // the same chunks as K alone gives
           const int k = k0 + u * kStride + 16 * t;
           normalize_chunk<kVec, kNormed, kGroups>(xv[u], io, row_scale, m0, g, k, K - k);
           stream_chunk<Element, kTile, kGroups, kLo>(c, top[u], bottom[kTile == 16 ? u : 0], xv[u]);
-        }
-      }
-#pragma unroll
-      for (int group = 0; group < kGroups; ++group) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) partial[warp][lane][group][i] = c[group][i];
-      }
-      __syncthreads();
-      if (warp == 0) {
-#pragma unroll
-        for (int s = 1; s < kStreamWarps; ++s) {
-#pragma unroll
-          for (int group = 0; group < kGroups; ++group) {
-#pragma unroll
-            for (int i = 0; i < 4; ++i) c[group][i] = __fadd_rn(c[group][i], partial[s][lane][group][i]);
+          if (roll) {  // chunk u of the next pass, into the registers just used
+            load_weight_chunk(w_top, w_bottom, k0 + kPassK, u, top[u], bottom[kTile == 16 ? u : 0]);
+            load_x_chunk(x_rows, k0 + kPassK, u, xv[u]);
           }
         }
-        // c[i]: A row g + 8 (i / 2), B column 2 t + i % 2.
-#pragma unroll
-        for (int group = 0; group < kGroups; ++group) {
-          if constexpr (kSwiGLU) {
-#pragma unroll
-            for (int i = 0; i < 2; ++i) {
-              const int row = m0 + kStreamGroup * group + 2 * t + i;
-              const int column = n0 + g;
-              if (row < M && column < N)
-                io.y[static_cast<int64_t>(row) * N + column] = swiglu_of(c[group][i], c[group][2 + i]);
-            }
-          } else {
-#pragma unroll
-            for (int i = 0; i < (kTile == 16 ? 4 : 2); ++i) {
-              const int row = m0 + kStreamGroup * group + 2 * t + i % 2;
-              const int column = n0 + g + 8 * (i / 2);
-              if (row >= M || column >= N) continue;
-              float* target = io.y + static_cast<int64_t>(row) * N + column;
-              if constexpr (kOut == StreamOut::residual) {
-                const float d = io.bias != nullptr ? __fadd_rn(c[group][i], io.bias[column]) : c[group][i];
-                *target = residual_add(*target, d);
-              } else {
-                *target = c[group][i];
-              }
-            }
-          }
-        }
+        loaded = roll;
+        x_loaded = roll;
       }
-      __syncthreads();  // partial is read before the next pass writes it
+      finish_stream_tile<kTile, kGroups, kOut>(io, partial, c, n0, m0, M, N);
     }
   }
 }
@@ -356,15 +430,20 @@ void launch_mma_gemm_stream_rows(const StreamIo& io, const Element* w, int M, in
   }
 }
 
+// Whether x, w (and kNormed's norm weights) may be read 16 bytes at a time.
+template <bool kNormed, typename Element>
+bool stream_rows_aligned(const StreamIo& io, const Element* w, int K) {
+  return gemm_rows_aligned(io.x, w, K) &&
+         (!kNormed || reinterpret_cast<uintptr_t>(io.norm_weight) % 16 == 0);
+}
+
 // The tile width by N alone (16 columns where that still gives 256 blocks;
 // the swiglu form always 16 rows of w), and the 16-byte or scalar loads.
 // kNormed needs M <= kMaxStreamNormRows (launch_mma_gemm_fused checks).
 template <typename Element, bool kLo, bool kNormed, StreamOut kOut>
 void launch_mma_gemm_stream_io(StreamIo io, const Element* w, int M, int N, int K,
                                cudaStream_t stream) {
-  io.prefetch_tile = stream_prefetch_tile_setting();
-  const bool vec = gemm_rows_aligned(io.x, w, K) &&
-                   (!kNormed || reinterpret_cast<uintptr_t>(io.norm_weight) % 16 == 0);
+  const bool vec = stream_rows_aligned<kNormed>(io, w, K);
   if constexpr (kOut == StreamOut::swiglu) {
     if (vec) launch_mma_gemm_stream_rows<Element, true, 16, kLo, kNormed, kOut>(io, w, M, N, K, stream);
     else launch_mma_gemm_stream_rows<Element, false, 16, kLo, kNormed, kOut>(io, w, M, N, K, stream);
@@ -375,16 +454,6 @@ void launch_mma_gemm_stream_io(StreamIo io, const Element* w, int M, int N, int 
     else if (wide) launch_mma_gemm_stream_rows<Element, false, 16, kLo, kNormed, kOut>(io, w, M, N, K, stream);
     else launch_mma_gemm_stream_rows<Element, false, 8, kLo, kNormed, kOut>(io, w, M, N, K, stream);
   }
-}
-
-// y = x w^T: x [M, K] fp32, w [N, K], y [M, N].
-template <typename Element, bool kLo>
-void launch_mma_gemm_stream(const float* x, const Element* w, float* y, int M, int N, int K,
-                            cudaStream_t stream) {
-  StreamIo io;
-  io.x = x;
-  io.y = y;
-  launch_mma_gemm_stream_io<Element, kLo, false, StreamOut::store>(io, w, M, N, K, stream);
 }
 
 }  // namespace algenta::cuda
