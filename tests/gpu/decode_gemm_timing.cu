@@ -1,7 +1,7 @@
 // Times the decode GEMM kernels against each other in one run, on the card:
 // mma_gemm_x_a.cuh (the kernel the stream kernel replaced),
-// mma_gemm_stream.cuh (the engine's; as it is, with rolling loads, and with
-// the tile prefetch), mma_gemm_slices.cuh (a batched form meant to give
+// mma_gemm_stream.cuh (the engine's; as it is and with the tile prefetch),
+// mma_gemm_slices.cuh (a batched form meant to give
 // the stream kernel's bits; up to 64 rows) and mma_gemm_ring.cuh (weights
 // through a ring of cp.async stages, 4, 8 or 12 stages for 8-column tiles,
 // half as many for 16; up to 8 rows), at every decode GEMM shape of
@@ -50,14 +50,13 @@ void launch_slices(const float* x, const Element* w, float* y, int M, int N, int
   algenta::cuda::launch_mma_gemm_slices<Element, true>(x, w, y, g_partial, M, N, K, stream);
 }
 
-// The stream kernel with its options set here, not from the environment.
-template <bool kRolling, bool kPrefetchTile>
+// The stream kernel with its option set here, not from the environment.
+template <bool kPrefetchTile>
 void launch_stream_with(const float* x, const Element* w, float* y, int M, int N, int K,
                         cudaStream_t stream) {
   algenta::cuda::StreamIo io;
   io.x = x;
   io.y = y;
-  io.rolling = kRolling;
   io.prefetch_tile = kPrefetchTile;
   algenta::cuda::launch_mma_gemm_stream_io<Element, true, false, algenta::cuda::StreamOut::store>(
       io, w, M, N, K, stream);
@@ -141,12 +140,11 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaStreamCreate(&stream));
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.f, 0.02f);
-  const Launch streamed = launch_stream_with<false, false>;
+  const Launch streamed = launch_stream_with<false>;
   const Form forms[] = {
       {"x_a", algenta::cuda::launch_mma_gemm_x_a<Element, true>, 1 << 30, false},
       {"stream", streamed, 1 << 30, true},
-      {"rolling", launch_stream_with<true, false>, 1 << 30, true},
-      {"prefetch", launch_stream_with<false, true>, 1 << 30, true},
+      {"prefetch", launch_stream_with<true>, 1 << 30, true},
       {"slices", launch_slices, algenta::cuda::kSliceMaxRows, true},
       {"ring4", algenta::cuda::launch_mma_gemm_ring<Element, true, 4, 2>, algenta::cuda::kRingMaxRows, true},
       {"ring8", algenta::cuda::launch_mma_gemm_ring<Element, true, 8, 4>, algenta::cuda::kRingMaxRows, true},

@@ -111,25 +111,17 @@ struct StreamIo {
   // K), not only the next pass: more bytes in flight where a warp runs
   // several passes in sequence. Weights only, so no bit changes.
   bool prefetch_tile = false;
-  // Load chunk u of a warp's next pass (weights and x) as soon as chunk u of
-  // the current one is multiplied, into the same registers, so that its
-  // loads stay in flight between passes instead of starting when the next
-  // pass does. The same products in the same order: no bit changes.
-  bool rolling = false;
   // Up to 8 rows: the ring kernel (mma_gemm_ring.cuh) instead, same bits.
   bool ring = false;
 };
 
 // The engine's switches for the options above, from the environment
-// (ALGENTA_CUDA_PREFETCH_TILE=1, ALGENTA_CUDA_STREAM_ROLLING=1,
-// ALGENTA_CUDA_STREAM_RING=1; off until measured on a card,
-// docs/performance.md).
+// (ALGENTA_CUDA_PREFETCH_TILE=1, ALGENTA_CUDA_STREAM_RING=1; off until
+// measured on a card, docs/performance.md).
 inline StreamIo with_stream_settings(StreamIo io) {
   static const bool prefetch_tile = setting_is_on("ALGENTA_CUDA_PREFETCH_TILE");
-  static const bool rolling = setting_is_on("ALGENTA_CUDA_STREAM_ROLLING");
   static const bool ring = setting_is_on("ALGENTA_CUDA_STREAM_RING");
   io.prefetch_tile = prefetch_tile;
-  io.rolling = rolling;
   io.ring = ring;
   return io;
 }
@@ -367,29 +359,19 @@ __global__ void __launch_bounds__(kStreamWarps * 32, 2)  // two blocks an SM: 12
         x_rows[group] = row < M ? x + static_cast<int64_t>(row) * K : nullptr;
       }
       float c[kGroups][4] = {};
-      Sixteen<float> xv[kDepth][kGroups];
-      bool x_loaded = false;  // xv holds this pass's x (rolled in by the pass before)
-      constexpr int kPassK = kStride * kDepth;  // between a warp's passes
-      for (int k0 = first_k0; k0 < K; k0 += kPassK) {
+      for (int k0 = first_k0; k0 < K; k0 += kStride * kDepth) {
         if (!loaded) load_weights(w_top, w_bottom, k0, top, bottom);
-        if (!x_loaded) {
+        loaded = false;
+        Sixteen<float> xv[kDepth][kGroups];
 #pragma unroll
-          for (int u = 0; u < kDepth; ++u) load_x_chunk(x_rows, k0, u, xv[u]);
-        }
-        const bool roll = io.rolling && k0 + kPassK < K;
+        for (int u = 0; u < kDepth; ++u) load_x_chunk(x_rows, k0, u, xv[u]);
 #pragma unroll
         for (int u = 0; u < kDepth; ++u) {
           if (k0 + u * kStride >= K) break;  // the same chunks as K alone gives
           const int k = k0 + u * kStride + 16 * t;
           normalize_chunk<kVec, kNormed, kGroups>(xv[u], io, row_scale, m0, g, k, K - k);
           stream_chunk<Element, kTile, kGroups, kLo>(c, top[u], bottom[kTile == 16 ? u : 0], xv[u]);
-          if (roll) {  // chunk u of the next pass, into the registers just used
-            load_weight_chunk(w_top, w_bottom, k0 + kPassK, u, top[u], bottom[kTile == 16 ? u : 0]);
-            load_x_chunk(x_rows, k0 + kPassK, u, xv[u]);
-          }
         }
-        loaded = roll;
-        x_loaded = roll;
       }
       finish_stream_tile<kTile, kGroups, kOut>(io, partial, c, n0, m0, M, N);
     }
